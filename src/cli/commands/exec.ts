@@ -1,0 +1,2 @@
+/** Placeholder for `exec`; replaced by the real command module. */
+export { run } from './unavailable.js';

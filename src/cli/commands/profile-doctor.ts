@@ -1,0 +1,2 @@
+/** Placeholder for `profile-doctor`; replaced by the real command module. */
+export { run } from './unavailable.js';

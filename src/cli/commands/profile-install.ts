@@ -1,0 +1,2 @@
+/** Placeholder for `profile-install`; replaced by the real command module. */
+export { run } from './unavailable.js';

@@ -1,0 +1,2 @@
+/** Placeholder for `profile-list`; replaced by the real command module. */
+export { run } from './unavailable.js';

@@ -1,0 +1,2 @@
+/** Placeholder for `session-stop`; replaced by the real command module. */
+export { run } from './unavailable.js';

@@ -1,0 +1,2 @@
+/** Placeholder for `snapshot-compile`; replaced by the real command module. */
+export { run } from './unavailable.js';

@@ -1,0 +1,2 @@
+/** Placeholder for `snapshot-show`; replaced by the real command module. */
+export { run } from './unavailable.js';

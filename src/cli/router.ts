@@ -1,0 +1,169 @@
+/**
+ * Command routing for the CLI. Each command lives in its own module under `commands/` and is
+ * imported only when invoked. Usage errors exit 2; unexpected errors print one line, exit 1.
+ */
+import { describeError } from '../errors.js';
+import { UsageError, usageExit } from './common.js';
+import { EXIT_FAILURE, EXIT_USAGE, type CliIo, type CommandModule } from './io.js';
+
+type Loader = () => Promise<CommandModule>;
+
+/** `group command` → module loader. Commands added here appear in the top-level help. */
+export const COMMANDS: Readonly<
+  Record<string, Readonly<Record<string, { summary: string; load: Loader }>>>
+> = {
+  'tool-mcp': {
+    list: {
+      summary: 'list the operator registry',
+      load: () => import('./commands/tool-mcp-list.js'),
+    },
+    show: {
+      summary: 'show one server definition, provenance and readiness',
+      load: () => import('./commands/tool-mcp-show.js'),
+    },
+    validate: {
+      summary: 'validate the registry (or one server) and its readiness',
+      load: () => import('./commands/tool-mcp-validate.js'),
+    },
+    schema: {
+      summary: 'print the JSON Schema of a registry fragment',
+      load: () => import('./commands/tool-mcp-schema.js'),
+    },
+    probe: {
+      summary: 'start a server, list its tools and compare with the registry and pin',
+      load: () => import('./commands/tool-mcp-probe.js'),
+    },
+    pin: {
+      summary: "record a server's current tool surface in tool-mcp.lock",
+      load: () => import('./commands/tool-mcp-pin.js'),
+    },
+  },
+  profile: {
+    install: {
+      summary: 'install a profile pack',
+      load: () => import('./commands/profile-install.js'),
+    },
+    list: {
+      summary: 'list installed profile packs',
+      load: () => import('./commands/profile-list.js'),
+    },
+    show: {
+      summary: 'show a profile, or its resolved plan with --resolved',
+      load: () => import('./commands/profile-show.js'),
+    },
+    doctor: {
+      summary: 'check a profile against the registry, credentials and Codex',
+      load: () => import('./commands/profile-doctor.js'),
+    },
+    smoke: {
+      summary: 'run real Codex offline and compare granted with received tools',
+      load: () => import('./commands/profile-smoke.js'),
+    },
+  },
+  snapshot: {
+    compile: {
+      summary: 'compile a profile into an immutable snapshot',
+      load: () => import('./commands/snapshot-compile.js'),
+    },
+    list: { summary: 'list stored snapshots', load: () => import('./commands/snapshot-list.js') },
+    show: { summary: 'show a snapshot', load: () => import('./commands/snapshot-show.js') },
+    render: {
+      summary: "write a snapshot's Codex configuration",
+      load: () => import('./commands/snapshot-render.js'),
+    },
+  },
+  session: {
+    list: { summary: 'list sessions', load: () => import('./commands/session-list.js') },
+    show: { summary: 'show a session', load: () => import('./commands/session-show.js') },
+    stop: { summary: 'stop a session', load: () => import('./commands/session-stop.js') },
+  },
+  mesh: {
+    serve: {
+      summary: 'serve the mmo_mesh Agent MCP server (started by Codex)',
+      load: () => import('./commands/mesh-serve.js'),
+    },
+  },
+};
+
+/** Single-word commands. */
+export const TOP_LEVEL: Readonly<Record<string, { summary: string; load: Loader }>> = {
+  run: { summary: 'start interactive Codex as a profile', load: () => import('./commands/run.js') },
+  exec: {
+    summary: 'run `codex exec` as a profile with a prompt',
+    load: () => import('./commands/exec.js'),
+  },
+};
+
+export function topLevelHelp(): string {
+  const lines = ['Usage: codex-mmo <command> [options]', '', 'Commands:'];
+  const entries: [string, string][] = [];
+  for (const [group, commands] of Object.entries(COMMANDS)) {
+    for (const [name, entry] of Object.entries(commands))
+      entries.push([`${group} ${name}`, entry.summary]);
+  }
+  for (const [name, entry] of Object.entries(TOP_LEVEL)) entries.push([name, entry.summary]);
+  const width = Math.max(...entries.map(([n]) => n.length));
+  for (const [name, summary] of entries) lines.push(`  ${name.padEnd(width)}  ${summary}`);
+  lines.push('', "Run 'codex-mmo <command> --help' for a command's options.");
+  return lines.join('\n') + '\n';
+}
+
+function groupHelp(group: string): string {
+  const commands = COMMANDS[group] ?? {};
+  const width = Math.max(...Object.keys(commands).map((n) => n.length));
+  const lines = [`Usage: codex-mmo ${group} <command> [options]`, '', 'Commands:'];
+  for (const [name, entry] of Object.entries(commands))
+    lines.push(`  ${name.padEnd(width)}  ${entry.summary}`);
+  return lines.join('\n') + '\n';
+}
+
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first, second, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    io.stdout(topLevelHelp());
+    return first === undefined ? EXIT_USAGE : 0;
+  }
+  if (first === '--version' || first === '-V') {
+    const { VERSION } = await import('../version.js');
+    io.stdout(`codex-mmo ${VERSION}\n`);
+    return 0;
+  }
+  let loader: Loader | undefined;
+  let args: readonly string[];
+  const top = TOP_LEVEL[first];
+  if (top) {
+    loader = top.load;
+    args = argv.slice(1);
+  } else {
+    const group = COMMANDS[first];
+    if (!group) {
+      io.stderr(`codex-mmo: unknown command '${first}'\n\n${topLevelHelp()}`);
+      return EXIT_USAGE;
+    }
+    if (second === undefined || second === '--help' || second === '-h') {
+      io.stdout(groupHelp(first));
+      return second === undefined ? EXIT_USAGE : 0;
+    }
+    const entry = group[second];
+    if (!entry) {
+      io.stderr(`codex-mmo: unknown command '${first} ${second}'\n\n${groupHelp(first)}`);
+      return EXIT_USAGE;
+    }
+    loader = entry.load;
+    args = rest;
+  }
+  try {
+    const module = await loader();
+    return await module.run(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      return usageExit(
+        io,
+        error.message,
+        `codex-mmo ${argv.slice(0, top ? 1 : 2).join(' ')} --help`,
+      );
+    }
+    io.stderr(`codex-mmo: ${describeError(error)}\n`);
+    return error instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE;
+  }
+}
