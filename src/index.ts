@@ -85,6 +85,7 @@ export {
   PROFILE_SCHEMA_VERSION,
   type GrantSpec,
   type Permissions,
+  type ProfileData,
   type ProfilePack,
   type ResolvedGrant,
   type ResolvedPlan,

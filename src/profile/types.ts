@@ -34,13 +34,18 @@ export interface RoleSpec {
   readonly grants: Readonly<Record<string, GrantSpec>>;
 }
 
-export interface ProfilePack {
+/** A profile as pure data: what a snapshot stores (no paths, no positions). */
+export interface ProfileData {
   readonly schema_version: 8;
   readonly name: string;
   readonly description?: string;
   readonly root: string;
   /** Role name → role, in the order written. */
   readonly agents: Readonly<Record<string, RoleSpec>>;
+}
+
+/** A profile pack as loaded from disk. */
+export interface ProfilePack extends ProfileData {
   /** Absolute path of the pack directory and of its profile.toml (for diagnostics). */
   readonly dir: string;
   readonly file: string;

@@ -1,0 +1,24 @@
+/**
+ * What rendering produces: the files of one Codex process's home (`config.toml` and one
+ * `agents/<role>.toml` per reachable native role), as text keyed by relative path.
+ */
+
+/** How the rendered `mmo_mesh` entry starts the mesh server; filled in at launch. */
+export interface MeshLaunch {
+  readonly command: string;
+  readonly args: readonly string[];
+}
+
+export interface RenderOptions {
+  /** Home directory used to expand `~/` in commands and cwd. */
+  readonly home: string;
+  /** Actual mesh server command; when absent a clearly marked placeholder is rendered. */
+  readonly mesh?: MeshLaunch;
+}
+
+export interface RenderedHome {
+  /** The process root role. */
+  readonly process: string;
+  /** Relative path (`config.toml`, `agents/<role>.toml`) → file text. */
+  readonly files: ReadonlyMap<string, string>;
+}
