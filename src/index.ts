@@ -74,6 +74,68 @@ export type {
   CredentialSource,
   VariablePresence,
 } from './registry/credentials-types.js';
+export {
+  MAX_FRAGMENT_BYTES,
+  compareBytewise,
+  isFragmentName,
+  loadRegistry,
+  loadRegistrySync,
+  readFragmentFiles,
+  readFragmentFilesSync,
+  type FragmentFiles,
+} from './registry/load-registry.js';
+export {
+  MAX_CONFIG_FILE_BYTES,
+  readConfigFile,
+  readConfigFileSync,
+  type ReadConfigFileResult,
+} from './registry/read-config-file.js';
+export {
+  CREDENTIALS_FORBIDDEN_MODE_BITS,
+  credentialSourceFrom,
+  loadCredentials,
+  type LoadedCredentials,
+} from './registry/credentials.js';
+export {
+  checkReadiness,
+  locateCommand,
+  resolveCommand,
+  variableReferences,
+  type CommandLocation,
+  type Readiness,
+  type ReadinessContext,
+} from './registry/readiness.js';
+export {
+  diagnosticsAffecting,
+  unknownServerDiagnostic,
+  validateRegistry,
+  type RegistryValidation,
+} from './registry/validate-registry.js';
+export { buildRegistry, compareFragmentFiles } from './registry/build-registry.js';
+export {
+  validateFragment,
+  type FragmentResult,
+  type FragmentServer,
+} from './registry/validate-fragment.js';
+export {
+  isCredentialName,
+  isCredentialQueryName,
+  isCredentialValue,
+} from './registry/credential-patterns.js';
+export {
+  ENV_VAR_NAME_PATTERN,
+  FIELDS,
+  HEADER_NAME_PATTERN,
+  REJECTED_FIELDS,
+  TRANSPORTS,
+  type FieldKind,
+  type FieldSpec,
+  type RejectedField,
+} from './registry/field-catalogue.js';
+export { REGISTRY_CODES, type RegistryCode } from './registry/diagnostic-codes.js';
+export { fragmentJsonSchema } from './registry/fragment-schema.js';
+export { checkUrl, isLoopbackHost, type UrlFinding } from './registry/url-rules.js';
+export { didYouMean, editDistance, suggest } from './diagnostics/did-you-mean.js';
 
 // --- profile ---
 export {
@@ -93,15 +155,321 @@ export {
   type ResolvedRole,
   type RoleSpec,
 } from './profile/types.js';
+export {
+  GRANT_KEYS,
+  PACK_FILE,
+  PACK_NAME_PATTERN,
+  ROLE_KEYS,
+  ROLE_NAME_PATTERN,
+  SERVER_DEFINITION_KEYS,
+} from './profile/pack-fields.js';
+export {
+  validatePackToml,
+  type InstructionFileRef,
+  type PackValidation,
+} from './profile/validate-pack.js';
+export { loadPack, MAX_PACK_FILE_BYTES, type LoadedPack } from './profile/load-pack.js';
+export {
+  effectiveGrant,
+  lifecycleWaitSec,
+  meshToolTimeoutSec,
+  nativeClosure,
+  processesOf,
+  resolvePlan,
+  type PlanSource,
+  type ResolveOptions,
+} from './profile/resolve-plan.js';
+export {
+  grantedServers,
+  registryDiagnosticsFor,
+  registryInputs,
+  resolveAgainst,
+  resolvePack,
+} from './profile/resolve-pack.js';
+export { planToJson, profileToJson, type ResolvedPlanJson } from './profile/plan-json.js';
+export {
+  nativeIsolationDiagnostics,
+  nativeRoleDeltas,
+  type NativeRoleDelta,
+  type ServerTools,
+} from './profile/native-isolation.js';
+export { securityNotes } from './profile/security-notes.js';
+export { PROFILE_DIAGNOSTIC_CODES, type CodeInfo } from './profile/diagnostic-codes.js';
+export {
+  INSTALLED_DIR_MODE,
+  INSTALLED_FILE_MODE,
+  installPack,
+  installedNames,
+  listPacks,
+  locatePack,
+  openPack,
+  packNotFound,
+  profilesDir,
+  removeTree,
+  type InstallResult,
+  type InstalledPack,
+} from './profile/pack-store.js';
+export {
+  doctorProfile,
+  MEASURED_CODEX_VERSION,
+  type DoctorInput,
+  type DoctorReport,
+  type DoctorServer,
+} from './profile/doctor.js';
+export {
+  detectCodex,
+  findCodex,
+  locateCodex,
+  parseCodexVersion,
+  CODEX_VERSION_TIMEOUT_MS,
+  type CodexDetection,
+} from './codex/find-codex.js';
 
 // --- compile ---
+export {
+  MESH_SESSION_PLACEHOLDER,
+  MESH_STARTUP_TIMEOUT_SEC,
+  SANDBOX_MODES,
+  meshPlaceholder,
+  renderAll,
+  renderProcess,
+  renderProcessTables,
+  serverTable,
+} from './compile/render-process.js';
+export { writeRenderedHome } from './compile/write-home.js';
+export { COMPILER_OWNED_KEYS, loadCodexBase, validateCodexBase } from './compile/codex-base.js';
+export {
+  compileProfile,
+  type CompileRequest,
+  type CompileResult,
+} from './compile/compile-profile.js';
+export type { MeshLaunch, RenderOptions, RenderedHome } from './compile/types.js';
 
 // --- snapshot ---
+export { canonicalJson } from './snapshot/canonical-json.js';
+export {
+  buildSnapshot,
+  grantedServerIds,
+  normaliseProfile,
+  sha256Hex,
+  snapshotId,
+  snapshotText,
+} from './snapshot/build-snapshot.js';
+export {
+  SNAPSHOT_FILE,
+  listSnapshots,
+  readSnapshot,
+  snapshotsDir,
+  storeSnapshot,
+  type SnapshotSummary,
+} from './snapshot/snapshot-store.js';
+export { planOfSnapshot } from './snapshot/plan-of-snapshot.js';
+export {
+  SNAPSHOT_FORMAT,
+  type Snapshot,
+  type StoredSnapshot,
+  type ToolPin,
+} from './snapshot/types.js';
 
 // --- codex ---
+export {
+  CODEX_CLI_TIMEOUT_MS,
+  codexMcpGet,
+  codexMcpList,
+  runCodex,
+  strictConfigCheck,
+  stripAnsi,
+  type CodexCliOptions,
+  type CodexRun,
+  type StrictConfigResult,
+} from './codex/codex-cli.js';
+export {
+  SCRIPTED_MODEL_NAME,
+  SCRIPTED_PROVIDER_ID,
+  describeRequest,
+  offeredToolsOf,
+  parseRoleList,
+  responseEvents,
+  scriptedProviderConfig,
+  startScriptedModel,
+  type ModelRequest,
+  type OfferedTools,
+  type ScriptHandler,
+  type ScriptedItem,
+  type ScriptedModel,
+} from './codex/scripted-model.js';
+export {
+  AppServerClient,
+  AppServerRequestError,
+  approvalResult,
+  failedRequiredServers,
+  type AppServerOptions,
+  type ApprovalDecision,
+  type ApprovalPolicy,
+  type ExitInfo,
+  type TurnResult,
+} from './codex/app-server-client.js';
+export type {
+  ClientInfo,
+  InitializeResponse,
+  McpServerStartupState,
+  McpServerStartupStatus,
+  McpServerStatus,
+  ServerNotification,
+  ServerRequest,
+  ThreadItem,
+  ThreadStartParams,
+  ThreadStartResponse,
+  TurnInfo,
+  TurnStartParams,
+} from './codex/app-server-protocol.js';
+export {
+  SMOKE_SPAWN_MARKER,
+  grantedTools,
+  smokeHome,
+  smokeProfile,
+  toolDifference,
+  type SmokeMissingEnv,
+  type SmokeReport,
+  type SmokeRequest,
+  type SmokeRole,
+  type SmokeRoleKind,
+  type SmokeServerFailure,
+  type ToolsByServer,
+} from './session/smoke.js';
 
 // --- session ---
+export {
+  BASE_ENV_NAMES,
+  BASE_ENV_PREFIXES,
+  CODEX_AUTH_ENV_NAMES,
+  buildChildEnv,
+  type ChildEnv,
+  type ChildEnvOptions,
+} from './session/child-env.js';
+export {
+  baseProviderEnvNames,
+  findProcess,
+  processEnvironment,
+  type ProcessEnvironment,
+} from './session/process-env.js';
+export {
+  SKIP_GIT_CHECK,
+  codexArgv,
+  prepareSession,
+  processHomeDir,
+  type PrepareSessionInput,
+  type SessionMode,
+  type SessionPlan,
+} from './session/prepare-session.js';
+export {
+  chooseSocketPath,
+  launchSession,
+  type LaunchContext,
+  type RunningSession,
+  type SessionOutcome,
+} from './session/launch.js';
+export {
+  startSession,
+  type StartSessionRequest,
+  type StartSessionResult,
+} from './session/start-session.js';
+export { stopSession, type StopResult } from './session/stop-session.js';
+export {
+  SESSION_FORMAT,
+  effectiveRecord,
+  isActiveStatus,
+  type ProcessStatus,
+  type SessionProcess,
+  type SessionRecord,
+  type SessionStatus,
+} from './session/session-record.js';
+export {
+  createSessionDir,
+  listSessionRecords,
+  locateSession,
+  readSessionRecord,
+  sessionDir,
+  sessionPaths,
+  sessionsDir,
+  writeSessionRecord,
+  type SessionPaths,
+} from './session/session-store.js';
+export { isSessionId, newSessionId, SESSION_ID_PATTERN } from './session/session-id.js';
+export { MASK, MaskingStream, maskSecrets } from './session/mask-secrets.js';
+export { copyAuth, writeProcessHome } from './session/codex-home.js';
+export { isAlive, signalGroup, terminateGroup } from './session/process-control.js';
 
 // --- mesh ---
+export { authorize, visibleRoles, type Authorization, type MeshAction } from './mesh/authorize.js';
+export {
+  MeshError,
+  type MeshBackend,
+  type MeshCaller,
+  type MeshErrorCode,
+  type ParticipantInfo,
+  type ParticipantStatus,
+  type SendResult,
+  type SpawnArgs,
+  type WaitResult,
+} from './mesh/mesh-protocol.js';
+export {
+  MESH_SERVER_NAME,
+  MESH_TOOL_NAMES,
+  createMeshServer,
+  type MeshServerInfo,
+} from './mesh/mesh-server.js';
+export { SessionBroker, type BrokerOptions } from './mesh/session-broker.js';
+export { BrokerClient, type HelloResult } from './mesh/broker-client.js';
+export { Participant, type ParticipantSpec } from './mesh/participant.js';
+export { serveMesh, unavailableBackend, type ServeMeshOptions } from './mesh/serve-mesh.js';
+export { cliEntryPath, defaultCliLaunch, meshLaunchFor } from './mesh/mesh-command.js';
 
 // --- probe ---
+export {
+  LOCK_FILE_NAME,
+  LOCK_VERSION,
+  parseLock,
+  pinsOf,
+  renderLock,
+  withServerPin,
+  type ParsedLock,
+  type PinnedTool,
+  type ServerPin,
+  type ToolLock,
+} from './probe/lock-format.js';
+export { readLock, readLockFile, writeLock, type LockFileContents } from './probe/lock-file.js';
+export { surfaceDigests, type SurfaceDigests, type ToolSurface } from './probe/tool-surface.js';
+export {
+  approvalRisk,
+  codexAsksApproval,
+  mayWrite,
+  type ToolHints,
+} from './probe/approval-risk.js';
+export {
+  CODEX_DEFAULT_ENV_NAMES,
+  DEFAULT_STARTUP_TIMEOUT_SEC,
+  planLaunch,
+  type Launch,
+  type LaunchContext as ProbeLaunchContext,
+  type LaunchPlan,
+} from './probe/launch-plan.js';
+export { maskDeep } from './probe/mask-secrets.js';
+export {
+  listToolsLive,
+  type LiveOutcome,
+  type LiveSurface,
+  type LiveTarget,
+  type ServerInfo,
+} from './probe/list-tools-live.js';
+export { compareWithPin, type PartChange, type ToolDrift } from './probe/tool-drift.js';
+export {
+  analyzeSurface,
+  type PinStatus,
+  type ProbedTool,
+  type SurfaceAnalysis,
+} from './probe/analyze-surface.js';
+export { probeServer, type ProbeContext, type ProbeResult } from './probe/probe-server.js';
+export { pinServer, type PinContext, type PinResult } from './probe/pin-server.js';
+export { probeJson, probeText } from './probe/probe-report.js';
+export { PROBE_CODES, type ProbeCode, type ProbeCodeInfo } from './probe/diagnostic-codes.js';

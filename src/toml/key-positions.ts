@@ -12,30 +12,57 @@ export interface Position {
   readonly column: number;
 }
 
+interface PositionNode {
+  position?: Position;
+  /** Children by key (a prototype-less dictionary). */
+  keys?: Record<string, PositionNode>;
+  /** Children by array index. */
+  items?: PositionNode[];
+}
+
+function child(node: PositionNode, segment: string | number): PositionNode | undefined {
+  return typeof segment === 'number' ? node.items?.[segment] : node.keys?.[segment];
+}
+
 export class KeyPositions {
-  private readonly map = new Map<string, Position>();
+  /** A trie over path segments: no string is built per key, and lookups walk the path once. */
+  private readonly root: PositionNode = {};
 
   set(path: KeyPath, position: Position): void {
-    const key = pathKey(path);
-    if (!this.map.has(key)) this.map.set(key, position);
+    let node = this.root;
+    for (const segment of path) {
+      let next = child(node, segment);
+      if (next === undefined) {
+        next = {};
+        if (typeof segment === 'number') (node.items ??= [])[segment] = next;
+        else (node.keys ??= Object.create(null) as Record<string, PositionNode>)[segment] = next;
+      }
+      node = next;
+    }
+    if (node !== this.root && node.position === undefined) node.position = position;
   }
 
   /** Exact position of a key, or of the nearest enclosing key that has one. */
   lookup(path: KeyPath): Position | undefined {
-    for (let n = path.length; n > 0; n--) {
-      const found = this.map.get(pathKey(path.slice(0, n)));
-      if (found) return found;
+    let node = this.root;
+    let found: Position | undefined;
+    for (const segment of path) {
+      const next = child(node, segment);
+      if (next === undefined) break;
+      node = next;
+      if (node.position !== undefined) found = node.position;
     }
-    return undefined;
+    return found;
   }
 
   has(path: KeyPath): boolean {
-    return this.map.has(pathKey(path));
+    let node: PositionNode | undefined = this.root;
+    for (const segment of path) {
+      node = child(node, segment);
+      if (node === undefined) return false;
+    }
+    return node !== this.root && node.position !== undefined;
   }
-}
-
-function pathKey(path: KeyPath): string {
-  return JSON.stringify(path);
 }
 
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
@@ -52,6 +79,27 @@ export function formatKeyPath(path: KeyPath): string {
     }
   }
   return out;
+}
+
+/*
+ * Sticky patterns for the runs the scanner skips. The regular-expression engine runs them as
+ * native code, which keeps a cold, once-per-command scan fast.
+ */
+/** Blanks and comments on the current line (the newline itself is not consumed). */
+const BLANKS = /(?:[ \t\r]+|#[^\n]*)*/y;
+/** Blanks, comments and newlines. */
+const BLANKS_AND_NEWLINES = /(?:[ \t\r\n]+|#[^\n]*)*/y;
+/** A bare key: `A-Z a-z 0-9 _ -`. */
+const BARE_KEY_RUN = /[A-Za-z0-9_-]*/y;
+/** The body of a basic string, up to (not including) its closing quote. */
+const BASIC_STRING_BODY = /(?:[^"\\]|\\[^])*/y;
+/** A bare scalar (number, boolean, date-time), up to `, ] } \n #`. */
+const SCALAR_RUN = /[^,\]}\n#]*/y;
+
+/** End offset of the sticky `pattern`'s (possibly empty) match at `at`. */
+function runEnd(pattern: RegExp, text: string, at: number): number {
+  pattern.lastIndex = at;
+  return pattern.test(text) ? pattern.lastIndex : at;
 }
 
 type Frame =
@@ -76,17 +124,23 @@ export function scanKeyPositions(text: string): KeyPositions {
     lineStart = at + 1;
   };
 
-  const skipSpaceAndComments = (allowNewlines: boolean): void => {
-    while (i < n) {
-      const c = text[i];
-      if (c === ' ' || c === '\t' || c === '\r') i++;
-      else if (c === '#') {
-        while (i < n && text[i] !== '\n') i++;
-      } else if (c === '\n' && allowNewlines) {
-        newline(i);
-        i++;
-      } else break;
+  /** Moves to offset `to`, counting the newlines passed. */
+  // Offset of the next newline at or after `i` (-1: none left); recomputed only once passed, so
+  // skipping along one very long line stays linear.
+  let nextNewline = -2;
+  const advanceTo = (to: number): void => {
+    if (nextNewline !== -1 && nextNewline < i) nextNewline = text.indexOf('\n', i);
+    while (nextNewline !== -1 && nextNewline < to) {
+      newline(nextNewline);
+      nextNewline = text.indexOf('\n', nextNewline + 1);
     }
+    i = to;
+  };
+
+  const skipSpaceAndComments = (allowNewlines: boolean): void => {
+    if (i >= n) return;
+    if (allowNewlines) advanceTo(runEnd(BLANKS_AND_NEWLINES, text, i));
+    else i = runEnd(BLANKS, text, i);
   };
 
   /** Reads one key segment (bare or quoted). Returns its text and start offset. */
@@ -98,22 +152,32 @@ export function scanKeyPositions(text: string): KeyPositions {
       return { key: value, start };
     }
     if (c === "'") {
-      i++;
-      const s = i;
-      while (i < n && text[i] !== "'") i++;
-      const value = text.slice(s, i);
-      i++;
+      const close = text.indexOf("'", i + 1);
+      const end = close === -1 ? n : close;
+      const value = text.slice(i + 1, end);
+      i = end + 1;
       return { key: value, start };
     }
-    const s = i;
-    while (i < n && /[A-Za-z0-9_-]/.test(text[i] ?? '')) i++;
-    if (i === s) return undefined;
-    return { key: text.slice(s, i), start };
+    i = runEnd(BARE_KEY_RUN, text, i);
+    if (i === start) return undefined;
+    return { key: text.slice(start, i), start };
   };
 
   const readBasicString = (): string => {
     // assumes text[i] === '"' and not a multiline opener
     i++;
+    // common case: no escapes, so the key is a plain slice of the text
+    let end = i;
+    while (end < n) {
+      const c = text.charCodeAt(end);
+      if (c === 0x22 || c === 0x5c) break;
+      end++;
+    }
+    if (text.charCodeAt(end) === 0x22) {
+      const plain = text.slice(i, end);
+      i = end + 1;
+      return plain;
+    }
     let out = '';
     while (i < n && text[i] !== '"') {
       if (text[i] === '\\') {
@@ -190,16 +254,25 @@ export function scanKeyPositions(text: string): KeyPositions {
       return;
     }
     if (quote === '"') {
-      readBasicString();
+      // skip a basic string without decoding it: only escapes matter, for the closing quote
+      i = runEnd(BASIC_STRING_BODY, text, i + 1) + 1;
       return;
     }
-    i++;
-    while (i < n && text[i] !== "'") i++;
-    i++;
+    const close = text.indexOf("'", i + 1);
+    i = (close === -1 ? n : close) + 1;
   };
 
-  /** Parses a value starting at i; records positions of nested keys and array elements. */
-  const readValue = (path: (string | number)[]): void => {
+  /**
+   * Parses a value starting at i; records positions of nested keys and array elements. The path
+   * is built only for arrays and inline tables (scalars have nothing nested to record).
+   */
+  const readValueAt = (base: readonly (string | number)[], segments: readonly string[]): void => {
+    const c = text[i];
+    if (c === '[' || c === '{') readValue([...base, ...segments]);
+    else readValue(undefined);
+  };
+
+  const readValue = (path: (string | number)[] | undefined): void => {
     const c = text[i];
     if (c === '"' || c === "'") {
       skipString();
@@ -207,18 +280,18 @@ export function scanKeyPositions(text: string): KeyPositions {
     }
     if (c === '[') {
       i++;
-      stack.push({ kind: 'array', path, index: 0 });
+      stack.push({ kind: 'array', path: path ?? [], index: 0 });
       readArrayBody();
       return;
     }
     if (c === '{') {
       i++;
-      stack.push({ kind: 'inline', path });
+      stack.push({ kind: 'inline', path: path ?? [] });
       readInlineBody();
       return;
     }
     // scalar: number, bool, date-time
-    while (i < n && !/[,\]}\n#]/.test(text[i] ?? '')) i++;
+    i = runEnd(SCALAR_RUN, text, i);
   };
 
   const readArrayBody = (): void => {
@@ -267,7 +340,7 @@ export function scanKeyPositions(text: string): KeyPositions {
       skipSpaceAndComments(false);
       if (text[i] === '=') i++;
       skipSpaceAndComments(false);
-      readValue([...frame.path, ...key.segments]);
+      readValueAt(frame.path, key.segments);
     }
   };
 
@@ -311,14 +384,15 @@ export function scanKeyPositions(text: string): KeyPositions {
     const key = readDottedKey();
     if (!key) {
       // not a key: skip the rest of this line defensively
-      while (i < n && text[i] !== '\n') i++;
+      const eol = text.indexOf('\n', i);
+      i = eol === -1 ? n : eol;
       continue;
     }
     recordDotted(currentTable, key);
     skipSpaceAndComments(false);
     if (text[i] === '=') i++;
     skipSpaceAndComments(false);
-    readValue([...currentTable, ...key.segments]);
+    readValueAt(currentTable, key.segments);
   }
   return positions;
 }

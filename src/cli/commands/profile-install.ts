@@ -1,2 +1,66 @@
-/** Placeholder for `profile-install`; replaced by the real command module. */
-export { run } from './unavailable.js';
+/**
+ * `codex-mmo profile install DIR [--force] [--json]`: validates the pack in DIR and copies it
+ * read-only into `<data-dir>/profiles/<name>/`. An identical installed pack is left unchanged; a
+ * different one is replaced only with --force. Exit 1 when the pack is invalid or installation fails.
+ */
+import { resolve } from 'node:path';
+
+import { installPack } from '../../profile/pack-store.js';
+import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+
+const USAGE = `Usage: codex-mmo profile install DIR [--force] [--json]
+
+Validate the profile pack in DIR (profile.toml plus the instruction files it references) and
+install it read-only as <data-dir>/profiles/<name>/. Installing the same content again changes
+nothing; a different pack of the same name is replaced only with --force.
+
+Options:
+  --force              replace a different installed pack of the same name
+Exit status: 0 installed or unchanged, 1 invalid pack or installation failed.`;
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const cmd = parseCommand(
+    args,
+    io,
+    { force: { type: 'boolean', default: false } },
+    { min: 1, max: 1 },
+  );
+  if (cmd.help) return printHelp(io, USAGE);
+  const dir = resolve(io.cwd, cmd.positionals[0] ?? '');
+  const result = await installPack(dir, cmd.dirs.dataDir, { force: cmd.values.force === true });
+  const ok = result.path !== undefined;
+  const status = !ok
+    ? 'refused'
+    : !result.created
+      ? 'unchanged'
+      : result.replaced
+        ? 'replaced'
+        : 'installed';
+  if (cmd.json) {
+    printJson(io, {
+      ok,
+      status,
+      ...(result.name !== undefined ? { name: result.name } : {}),
+      ...(result.path !== undefined ? { path: result.path } : {}),
+      created: result.created,
+      replaced: result.replaced,
+      diagnostics: result.diagnostics,
+    });
+    return ok ? EXIT_OK : EXIT_FAILURE;
+  }
+  printDiagnostics(io, result.diagnostics);
+  if (!ok) {
+    io.stdout(`profile pack in ${dir} was not installed\n`);
+    return EXIT_FAILURE;
+  }
+  const name = result.name ?? '';
+  const path = result.path;
+  if (status === 'unchanged')
+    io.stdout(
+      `profile ${name} is already installed with the same content at ${path} (unchanged)\n`,
+    );
+  else if (status === 'replaced') io.stdout(`profile ${name} replaced at ${path}\n`);
+  else io.stdout(`profile ${name} installed at ${path}\n`);
+  return EXIT_OK;
+}

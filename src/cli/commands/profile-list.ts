@@ -1,2 +1,51 @@
-/** Placeholder for `profile-list`; replaced by the real command module. */
-export { run } from './unavailable.js';
+/**
+ * `codex-mmo profile list [--json]`: the packs installed under `<data-dir>/profiles/`, each
+ * validated, with its root role and roles.
+ */
+import { listPacks, profilesDir } from '../../profile/pack-store.js';
+import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { EXIT_OK, type CliIo } from '../io.js';
+
+const USAGE = `Usage: codex-mmo profile list [--json]
+
+List the profile packs installed in <data-dir>/profiles/ with their root role, roles and
+description. A pack that no longer validates is marked invalid.`;
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
+  if (cmd.help) return printHelp(io, USAGE);
+  const packs = await listPacks(cmd.dirs.dataDir);
+  if (cmd.json) {
+    printJson(io, {
+      profiles: packs.map((p) => ({
+        name: p.name,
+        path: p.path,
+        valid: p.valid,
+        ...(p.description !== undefined ? { description: p.description } : {}),
+        ...(p.root !== undefined ? { root: p.root } : {}),
+        roles: p.roles,
+        diagnostics: p.diagnostics,
+      })),
+    });
+    return EXIT_OK;
+  }
+  printDiagnostics(
+    io,
+    packs.flatMap((p) => p.diagnostics),
+  );
+  if (packs.length === 0) {
+    io.stdout(
+      `no profile packs installed in ${profilesDir(cmd.dirs.dataDir)}; install one with codex-mmo profile install DIR\n`,
+    );
+    return EXIT_OK;
+  }
+  const rows = packs.map((p) => [
+    p.name,
+    p.valid ? 'ok' : 'INVALID',
+    p.root ?? '-',
+    p.roles.join(', ') || '-',
+    p.description ?? '',
+  ]);
+  io.stdout(formatTable(['NAME', 'STATUS', 'ROOT', 'ROLES', 'DESCRIPTION'], rows));
+  return EXIT_OK;
+}

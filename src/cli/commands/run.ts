@@ -1,2 +1,24 @@
-/** Placeholder for `run`; replaced by the real command module. */
-export { run } from './unavailable.js';
+/**
+ * `codex-mmo run PROFILE [--cwd DIR] [-- CODEX_ARGS]`: starts interactive Codex as the profile's
+ * root role in a new session, with the terminal handed to Codex. Shares the launch with `exec`.
+ */
+import type { CliIo } from '../io.js';
+import { runSessionCommand } from './exec.js';
+
+const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [-- CODEX_ARGS...]
+
+Start interactive Codex as the root role of PROFILE (an installed pack name or a pack directory)
+in a new session: the profile is compiled (or its snapshot reused), the session gets
+<state-dir>/sessions/<id>/ with a private Codex home, and Codex receives a built environment with
+only the variables its servers reference. A missing variable of a required grant stops the launch
+before Codex runs. Arguments after -- go to Codex. Codex's exit code is passed through.
+
+Options:
+  --cwd DIR            working directory of Codex (default: the current directory)
+
+With --json, launch errors are printed as JSON on stdout and a JSON summary of the ended session
+is printed on stderr (the terminal belongs to Codex).`;
+
+export function run(args: readonly string[], io: CliIo): Promise<number> {
+  return runSessionCommand('run', args, io, USAGE);
+}

@@ -1,2 +1,59 @@
-/** Placeholder for `session-show`; replaced by the real command module. */
-export { run } from './unavailable.js';
+/**
+ * `codex-mmo session show ID [--json]`: one session's record (profile, snapshot, supervising
+ * process, status, every Codex process with its home and status). ID may be a unique prefix.
+ */
+import { isAlive } from '../../session/process-control.js';
+import { effectiveRecord } from '../../session/session-record.js';
+import { locateSession, readSessionRecord } from '../../session/session-store.js';
+import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
+import { EXIT_OK, type CliIo } from '../io.js';
+
+const USAGE = `Usage: codex-mmo session show ID [--json]
+
+Show a session: profile, snapshot, status, the supervising codex-mmo process, its directory and
+every Codex process (the session root and each participant) with its role, pid, status and
+private Codex home. ID may be a unique prefix of a session id.`;
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
+  if (cmd.help) return printHelp(io, USAGE);
+  const dir = await locateSession(cmd.dirs.stateDir, cmd.positionals[0] ?? '');
+  const record = effectiveRecord(await readSessionRecord(dir), isAlive);
+  if (cmd.json) {
+    printJson(io, { ...record, dir });
+    return EXIT_OK;
+  }
+  const lines: [string, string][] = [
+    ['session', record.id],
+    ['status', record.status],
+    ['profile', record.profile],
+    ['snapshot', record.snapshot],
+    ['mode', record.mode],
+    ['cwd', record.cwd],
+    ['started', record.started],
+  ];
+  if (record.ended !== undefined) lines.push(['ended', record.ended]);
+  if (record.exit_code !== undefined) lines.push(['exit code', String(record.exit_code)]);
+  if (record.error !== undefined) lines.push(['error', record.error]);
+  lines.push(['supervisor pid', String(record.pid)], ['directory', dir]);
+  const width = Math.max(...lines.map(([k]) => k.length));
+  for (const [key, value] of lines) io.stdout(`${`${key}:`.padEnd(width + 2)}${value}\n`);
+  io.stdout('\n');
+  io.stdout(
+    formatTable(
+      ['PROCESS', 'ROLE', 'STATUS', 'PID', 'OWNER', 'HOME'],
+      record.processes.map((p) => [
+        p.id,
+        p.role,
+        p.status,
+        p.pid !== undefined ? String(p.pid) : '-',
+        p.owner ?? '-',
+        p.home,
+      ]),
+    ),
+  );
+  for (const p of record.processes) {
+    if (p.error !== undefined) io.stdout(`${p.id}: ${p.error}\n`);
+  }
+  return EXIT_OK;
+}

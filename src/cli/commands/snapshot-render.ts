@@ -1,2 +1,70 @@
-/** Placeholder for `snapshot-render`; replaced by the real command module. */
-export { run } from './unavailable.js';
+/**
+ * `codex-mmo snapshot render ID [--process ROLE] [--out DIR] [--json]`: the Codex configuration of
+ * one process of a snapshot (`config.toml` and `agents/*.toml`), printed or written into DIR. The
+ * `mmo_mesh` command is a marked placeholder here; a session fills it in at launch.
+ */
+import { renderProcess } from '../../compile/render-process.js';
+import { writeRenderedHome } from '../../compile/write-home.js';
+import { diagnostic } from '../../diagnostics/diagnostic.js';
+import { CodexMmoError } from '../../errors.js';
+import { planOfSnapshot } from '../../snapshot/plan-of-snapshot.js';
+import { readSnapshot } from '../../snapshot/snapshot-store.js';
+import { resolve } from 'node:path';
+import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+
+const USAGE = `Usage: codex-mmo snapshot render ID [--process ROLE] [--out DIR] [--json]
+
+Render the Codex home of one process of a stored snapshot: config.toml (servers with the process
+root's grants, [agents.N] declarations, instructions, model, sandbox, codex-base.toml settings)
+and agents/N.toml for every native role. ID is 'sha256:<hex>' or a unique prefix.
+
+Options:
+  --process ROLE   the process root role (default: the profile's root, the session process)
+  --out DIR        write config.toml and agents/ into DIR instead of printing them
+
+JSON: {"id", "process", "files": {PATH: TEXT}} or, with --out, {"id", "process", "dir", "files": [PATH]}`;
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const cmd = parseCommand(
+    args,
+    io,
+    { process: { type: 'string' }, out: { type: 'string' } },
+    { min: 1, max: 1 },
+  );
+  if (cmd.help) return printHelp(io, USAGE);
+  const processOption = cmd.values.process;
+  const outOption = cmd.values.out;
+  try {
+    const stored = await readSnapshot(cmd.dirs.dataDir, cmd.positionals[0] ?? '');
+    const plan = planOfSnapshot(stored.snapshot);
+    const processRoot = typeof processOption === 'string' ? processOption : plan.root;
+    const home = renderProcess(stored.snapshot, plan, processRoot, { home: io.home });
+    if (typeof outOption === 'string') {
+      const dir = resolve(io.cwd, outOption);
+      await writeRenderedHome(home, dir);
+      if (cmd.json) {
+        printJson(io, { id: stored.id, process: processRoot, dir, files: [...home.files.keys()] });
+      } else {
+        io.stdout(
+          `wrote the Codex home of process ${processRoot} to ${dir}: ${[...home.files.keys()].join(', ')}\n`,
+        );
+      }
+      return EXIT_OK;
+    }
+    if (cmd.json) {
+      printJson(io, { id: stored.id, process: processRoot, files: Object.fromEntries(home.files) });
+      return EXIT_OK;
+    }
+    const parts: string[] = [];
+    for (const [path, text] of home.files) parts.push(`# ==> ${path} <==\n${text}`);
+    io.stdout(parts.join('\n'));
+    return EXIT_OK;
+  } catch (error) {
+    if (!(error instanceof CodexMmoError)) throw error;
+    const diagnostics = [diagnostic({ code: error.code, message: error.message })];
+    if (cmd.json) printJson(io, { ok: false, diagnostics });
+    else printDiagnostics(io, diagnostics);
+    return EXIT_FAILURE;
+  }
+}

@@ -1,2 +1,98 @@
-/** Placeholder for `tool-mcp-list`; replaced by the real command module. */
-export { run } from './unavailable.js';
+/**
+ * `codex-mmo tool-mcp list [--json]`: the operator registry as a table (or DESIGN §7 JSON).
+ * Reads fragments only; no credentials, no readiness checks, nothing launched.
+ */
+import { basename } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+
+import { hasErrors } from '../../diagnostics/diagnostic.js';
+import { loadRegistry } from '../../registry/load-registry.js';
+import type { RegistryEntry } from '../../registry/types.js';
+import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+
+const USAGE = `Usage: codex-mmo tool-mcp list [--json]
+
+List the Tool MCP servers of the operator registry (<config-dir>/tool-mcp.d/*.toml): transport,
+command or URL, the operator's enabled tools, the default approval mode and the fragment that
+defines each. Invalid definitions are left out and reported on stderr. Nothing is launched.`;
+
+/** Command and arguments as one line, quoting arguments that need it. */
+export function commandLine(command: string, args: readonly string[] = []): string {
+  const quote = (word: string): string =>
+    /^[A-Za-z0-9_@%+=:,./~-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
+  return [command, ...args].map(quote).join(' ');
+}
+
+function toolsCell(tools: readonly string[]): string {
+  const all = tools.join(',');
+  if (all.length <= 48) return all;
+  const shown: string[] = [];
+  let length = 0;
+  for (const tool of tools) {
+    if (length + tool.length + 1 > 40 && shown.length > 0) break;
+    shown.push(tool);
+    length += tool.length + 1;
+  }
+  return `${shown.join(',')} +${tools.length - shown.length} more`;
+}
+
+function jsonOf(entry: RegistryEntry): Record<string, unknown> {
+  const d = entry.definition;
+  const target =
+    d.transport === 'stdio' ? { command: d.command, args: d.args ?? [] } : { url: d.url };
+  return {
+    id: d.id,
+    transport: d.transport,
+    ...target,
+    enabled_tools: d.enabled_tools,
+    default_tools_approval_mode: d.default_tools_approval_mode,
+    file: entry.file,
+    replaces: entry.replaces,
+  };
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
+  if (cmd.help) return printHelp(io, USAGE);
+  // An inspection runs for tens of milliseconds: V8's optimising compilers would spend more CPU
+  // warming up than they save, so this process stays on the interpreter and baseline compiler.
+  setFlagsFromString('--no-turbofan --no-maglev');
+  const registry = await loadRegistry(cmd.dirs.configDir);
+  const entries = [...registry.servers.values()];
+  const failed = hasErrors(registry.diagnostics);
+  if (cmd.json) {
+    printJson(io, { servers: entries.map(jsonOf), diagnostics: registry.diagnostics });
+    return failed ? EXIT_FAILURE : EXIT_OK;
+  }
+  // informational notes (replacements, a missing tool-mcp.d) are visible in the table itself
+  printDiagnostics(
+    io,
+    registry.diagnostics.filter((d) => d.severity !== 'info'),
+  );
+  if (entries.length === 0) {
+    io.stdout(
+      registry.statuses.length === 0
+        ? `No Tool MCP servers registered in ${cmd.dirs.configDir}/tool-mcp.d.\n`
+        : 'No valid Tool MCP server definitions; see the errors above.\n',
+    );
+    return failed ? EXIT_FAILURE : EXIT_OK;
+  }
+  const rows = entries.map((entry) => {
+    const d = entry.definition;
+    const file =
+      entry.replaces.length === 0
+        ? basename(entry.file)
+        : `${basename(entry.file)} (replaces ${entry.replaces.map((f) => basename(f)).join(', ')})`;
+    return [
+      d.id,
+      d.transport,
+      d.transport === 'stdio' ? commandLine(d.command, d.args) : d.url,
+      toolsCell(d.enabled_tools),
+      d.default_tools_approval_mode,
+      file,
+    ];
+  });
+  io.stdout(formatTable(['ID', 'TRANSPORT', 'COMMAND/URL', 'TOOLS', 'APPROVAL', 'FILE'], rows));
+  return failed ? EXIT_FAILURE : EXIT_OK;
+}

@@ -1,0 +1,192 @@
+// Launch benchmark, against real Codex and a scripted local model (no network, no API key).
+// 1. Overhead of `codex-mmo exec P PROMPT` over plain `codex exec` on the same rendered Codex home
+//    (same config, same servers, same environment), runs alternating; medians and the median of
+//    per-pair differences. Goal: overhead <= 150 ms median.
+// 2. Time for the session broker to spawn 1, 4 and 8 participants at once (each a private
+//    `codex app-server` whose required MCP server is up and whose first turn has started), and the
+//    time per participant. Goal: spawn time grows linearly with the number of participants.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { stringify } from 'smol-toml';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = (path) => join(root, 'dist', path);
+const { startScriptedModel, scriptedProviderConfig } = await import(dist('codex/scripted-model.js'));
+const { compileProfile } = await import(dist('compile/compile-profile.js'));
+const { resolveDirectories } = await import(dist('paths/directories.js'));
+const { credentialSourceFrom } = await import(dist('registry/credentials.js'));
+const { SessionBroker } = await import(dist('mesh/session-broker.js'));
+const { defaultCliLaunch } = await import(dist('mesh/mesh-command.js'));
+
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 15);
+const WARMUP = 2;
+const SPAWN_ROUNDS = Number(process.env.BENCH_SPAWN_ROUNDS ?? 3);
+const GOAL_MS = 150;
+const cli = dist('cli/main.js');
+const codexBin = join(root, 'node_modules', '.bin', 'codex');
+const echoServer = join(root, 'test', 'fixtures', 'servers', 'echo-server.mjs');
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const ms = (value) => `${value.toFixed(0)} ms`;
+
+function run(command, args, env, cwd) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${stderr}`));
+      else resolve(elapsed);
+    });
+  });
+}
+
+const work = mkdtempSync(join(tmpdir(), 'codex-mmo-bench-'));
+const model = await startScriptedModel(() => [{ type: 'message', text: 'ok' }]);
+try {
+  const configDir = join(work, 'config');
+  const dataDir = join(work, 'data');
+  const stateDir = join(work, 'state');
+  const packDir = join(work, 'pack');
+  const cwd = join(work, 'cwd');
+  const home = join(work, 'home');
+  for (const dir of [join(configDir, 'tool-mcp.d'), dataDir, stateDir, packDir, cwd, home]) {
+    mkdirSync(dir, { recursive: true });
+  }
+  writeFileSync(
+    join(configDir, 'tool-mcp.d', '10-bench.toml'),
+    `schema_version = 8
+[tool_mcp_servers.echo]
+transport = "stdio"
+command = ${JSON.stringify(process.execPath)}
+args = [${JSON.stringify(echoServer)}]
+env_vars = ["ECHO_TOKEN"]
+enabled_tools = ["echo"]
+default_tools_approval_mode = "approve"
+`,
+  );
+  writeFileSync(join(configDir, 'credentials.env'), 'ECHO_TOKEN=bench-token\n', { mode: 0o600 });
+  writeFileSync(join(configDir, 'codex-base.toml'), stringify(scriptedProviderConfig(model.baseUrl)));
+  writeFileSync(
+    join(packDir, 'profile.toml'),
+    `schema_version = 8
+name = "bench"
+root = "lead"
+
+[agents.lead]
+description = "lead"
+instructions = "Lead."
+spawn = ["worker"]
+control = ["worker"]
+
+[agents.lead.tool_mcp_servers.echo]
+
+[agents.worker]
+description = "worker"
+instructions = "Worker."
+
+[agents.worker.tool_mcp_servers.echo]
+`,
+  );
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: join(home, '.codex') };
+  const dirArgs = ['--config-dir', configDir, '--data-dir', dataDir, '--state-dir', stateDir, '--codex-bin', codexBin];
+  const mmoExec = () => run(process.execPath, [cli, 'exec', packDir, 'hello', ...dirArgs], env, cwd);
+
+  // one session to obtain the rendered home; plain Codex then runs on a copy of it
+  await mmoExec();
+  const [first] = readdirSync(join(stateDir, 'sessions'));
+  const renderedHome = join(work, 'plain-home');
+  cpSync(join(stateDir, 'sessions', first, 'homes', 'lead'), renderedHome, {
+    recursive: true,
+    filter: (source) => !source.includes(`${join('homes', 'lead')}/sessions`),
+  });
+  const plainEnv = { ...env, CODEX_HOME: renderedHome, ECHO_TOKEN: 'bench-token' };
+  const plainExec = () =>
+    run(codexBin, ['exec', '--skip-git-repo-check', '--', 'hello'], plainEnv, cwd);
+
+  for (let i = 0; i < WARMUP; i++) {
+    await plainExec();
+    await mmoExec();
+  }
+  const plain = [];
+  const mmo = [];
+  const diffs = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const order = i % 2 === 0;
+    const a = order ? await plainExec() : await mmoExec();
+    const b = order ? await mmoExec() : await plainExec();
+    const [p, m] = order ? [a, b] : [b, a];
+    plain.push(p);
+    mmo.push(m);
+    diffs.push(m - p);
+  }
+  const overhead = median(diffs);
+  console.log(`exec overhead (${PAIRS} alternating pairs, scripted model, one stdio MCP server + mmo_mesh)`);
+  console.log(`  plain codex exec     median ${ms(median(plain))}`);
+  console.log(`  codex-mmo exec       median ${ms(median(mmo))}`);
+  console.log(`  overhead             median ${ms(overhead)} (goal <= ${GOAL_MS} ms: ${overhead <= GOAL_MS ? 'met' : 'NOT met'})`);
+
+  // participants: spawn N at once through the session broker, as mmo_mesh does
+  const dirs = resolveDirectories(env, home, { configDir, dataDir, stateDir });
+  const compiled = await compileProfile({ nameOrPath: packDir, dirs, cwd });
+  if (compiled.stored === undefined) throw new Error(JSON.stringify(compiled.diagnostics));
+  const sessionDir = join(stateDir, 'sessions', 'bench-spawn');
+  mkdirSync(join(sessionDir, 'logs'), { recursive: true });
+  const broker = await SessionBroker.start({
+    sessionId: 'bench-spawn',
+    sessionDir,
+    socketPath: join(work, 'mesh.sock'),
+    snapshot: compiled.stored.snapshot,
+    plan: compiled.plan,
+    launchEnv: env,
+    credentials: credentialSourceFrom({ ECHO_TOKEN: 'bench-token' }, env, join(configDir, 'credentials.env'), true),
+    home,
+    baseCodexHome: env.CODEX_HOME,
+    codexBin,
+    cli: defaultCliLaunch(),
+    defaultCwd: cwd,
+  });
+  const lead = broker.backendFor({ process: 'lead', participant: 'root' });
+  const rows = [];
+  try {
+    await lead.spawn({ role: 'worker', task: 'warm up' }).then((p) => lead.stop(p.participant));
+    for (const count of [1, 4, 8]) {
+      const times = [];
+      for (let round = 0; round < SPAWN_ROUNDS; round++) {
+        const started = process.hrtime.bigint();
+        const spawned = await Promise.all(
+          Array.from({ length: count }, (_, k) => lead.spawn({ role: 'worker', task: `task ${k}` })),
+        );
+        times.push(Number(process.hrtime.bigint() - started) / 1e6);
+        await Promise.all(spawned.map((p) => lead.stop(p.participant)));
+      }
+      rows.push({ count, median: median(times) });
+    }
+  } finally {
+    await broker.close();
+  }
+  console.log(`participant spawn (all at once; median of ${SPAWN_ROUNDS} rounds; each ready with its MCP server and first turn started)`);
+  for (const { count, median: t } of rows) {
+    console.log(`  ${String(count).padStart(2)} participant${count === 1 ? ' ' : 's'}   ${ms(t).padStart(8)}   ${ms(t / count).padStart(7)} per participant`);
+  }
+  const [one, , eight] = rows;
+  const perOne = one.median;
+  const perEight = eight.median / 8;
+  console.log(
+    `  linearity: 8 participants took ${(eight.median / one.median).toFixed(1)}x the time of 1 (per participant ${ms(perEight)} vs ${ms(perOne)})`,
+  );
+} finally {
+  await model.close();
+  rmSync(work, { recursive: true, force: true });
+}

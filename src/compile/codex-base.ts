@@ -1,0 +1,155 @@
+/**
+ * The operator's optional `codex-base.toml`: Codex settings (model, providers, …) copied into
+ * every rendered config. Keys the compiler writes from the registry and the profile are refused
+ * with their position, and so is anything that looks like a credential literal, because base
+ * settings are stored in snapshots and written into rendered homes.
+ */
+import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { configFiles } from '../paths/directories.js';
+import { isCredentialName, isCredentialValue } from '../registry/credential-patterns.js';
+import { formatBytes, readConfigFile } from '../registry/read-config-file.js';
+import type { FragmentSource } from '../registry/types.js';
+import { formatKeyPath, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
+import { parseTomlBytes, type TomlTable } from '../toml/parse-toml.js';
+
+/** Top-level keys the compiler owns, each with what to do instead. */
+export const COMPILER_OWNED_KEYS: Readonly<Record<string, string>> = {
+  mcp_servers:
+    'Tool MCP servers are compiled from the operator registry (tool-mcp.d/*.toml) and profile grants; define the server there',
+  agents:
+    "roles and their settings come from the profile pack's [agents] tables; remove [agents] from codex-base.toml",
+  developer_instructions:
+    "each role's instructions come from the profile pack (`instructions` or `instructions_file`)",
+  instructions:
+    "each role's instructions come from the profile pack (`instructions` or `instructions_file`)",
+  model_instructions_file:
+    "each role's instructions come from the profile pack (`instructions` or `instructions_file`)",
+  experimental_instructions_file:
+    "each role's instructions come from the profile pack (`instructions` or `instructions_file`)",
+  sandbox_mode: "the sandbox comes from each role's `permissions` in the profile pack",
+  sandbox_workspace_write:
+    "the sandbox comes from each role's `permissions` and `network_access` in the profile pack",
+  permissions: "the sandbox comes from each role's `permissions` in the profile pack",
+  default_permissions: "the sandbox comes from each role's `permissions` in the profile pack",
+  profile:
+    'a Codex configuration profile could replace compiled settings; write the settings directly in codex-base.toml',
+  profiles:
+    'a Codex configuration profile could replace compiled settings; write the settings directly in codex-base.toml',
+};
+
+/** Keys whose string value names an environment variable rather than holding a secret. */
+function isVariableReference(path: KeyPath): boolean {
+  const key = path[path.length - 1];
+  if (typeof key === 'string' && /(?:^|_)env_(?:var|key)$/.test(key)) return true;
+  return path.slice(0, -1).some((segment) => segment === 'env_http_headers');
+}
+
+/** Validates parsed TOML of a codex-base file; `base` is `{}` when there are errors. */
+export function validateCodexBase(source: FragmentSource): {
+  base: TomlTable;
+  diagnostics: Diagnostic[];
+} {
+  const parsed = parseTomlBytes(source.bytes, source.file);
+  if (!parsed.ok) return { base: {}, diagnostics: [...parsed.diagnostics] };
+  const diagnostics = checkBaseTable(parsed.value, source.file, parsed.positions);
+  return { base: hasErrors(diagnostics) ? {} : parsed.value, diagnostics };
+}
+
+function checkBaseTable(table: TomlTable, file: string, positions: KeyPositions): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const report = (code: string, path: KeyPath, message: string): void => {
+    const at = positions.lookup(path);
+    diagnostics.push(
+      diagnostic({
+        code,
+        message,
+        file,
+        line: at?.line,
+        column: at?.column,
+        path: formatKeyPath(path),
+      }),
+    );
+  };
+  const visit = (value: unknown, path: KeyPath): void => {
+    if (value instanceof Date) {
+      report(
+        'codex-base-datetime',
+        path,
+        'date-time values are not Codex settings; write the value as a string or remove it',
+      );
+      return;
+    }
+    if (typeof value === 'string') {
+      const key = path[path.length - 1];
+      const byName = typeof key === 'string' && !isVariableReference(path) && isCredentialName(key);
+      if (byName || isCredentialValue(value)) {
+        report(
+          'codex-base-credential',
+          path,
+          'this looks like a credential written as a literal; codex-base.toml is copied into every snapshot and rendered config, so it must not hold secrets — reference an environment variable instead (for a model provider: `env_key`)',
+        );
+      }
+      return;
+    }
+    if (Array.isArray(value)) {
+      value.forEach((item: unknown, index) => {
+        visit(item, [...path, index]);
+      });
+      return;
+    }
+    if (typeof value === 'object' && value !== null) {
+      for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        visit(item, [...path, key]);
+      }
+    }
+  };
+  for (const [key, value] of Object.entries(table)) {
+    const instead = COMPILER_OWNED_KEYS[key];
+    if (instead !== undefined) {
+      report('codex-base-owned-key', [key], `\`${key}\` is written by the compiler: ${instead}`);
+      continue;
+    }
+    visit(value, [key]);
+  }
+  return diagnostics;
+}
+
+/**
+ * Reads `<configDir>/codex-base.toml`. A missing file is an empty base; an unreadable one is an
+ * error diagnostic.
+ */
+export async function loadCodexBase(
+  configDir: string,
+): Promise<{ base: TomlTable; diagnostics: Diagnostic[]; file: string; exists: boolean }> {
+  const file = configFiles(configDir).codexBase;
+  const read = await readConfigFile(file);
+  const fail = (
+    message: string,
+  ): {
+    base: TomlTable;
+    diagnostics: Diagnostic[];
+    file: string;
+    exists: boolean;
+  } => ({
+    base: {},
+    diagnostics: [diagnostic({ code: 'codex-base-unreadable', message, file })],
+    file,
+    exists: true,
+  });
+  switch (read.kind) {
+    case 'missing':
+      return { base: {}, diagnostics: [], file, exists: false };
+    case 'not-a-file':
+      return fail(`codex-base.toml is ${read.what}; it must be a regular TOML file`);
+    case 'too-large':
+      return fail(
+        `codex-base.toml is ${formatBytes(read.size)}; the limit is ${formatBytes(read.limit)}`,
+      );
+    case 'unreadable':
+      return fail(`codex-base.toml cannot be read: ${read.reason}`);
+    case 'ok': {
+      const { base, diagnostics } = validateCodexBase({ file, bytes: read.bytes });
+      return { base, diagnostics, file, exists: true };
+    }
+  }
+}

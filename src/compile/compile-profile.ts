@@ -1,0 +1,89 @@
+/**
+ * Compiles a profile into a stored snapshot: locates and loads the pack, loads the operator
+ * registry, `codex-base.toml` and the tool pins, resolves the grants, then builds and stores the
+ * snapshot. The IO shell around the pure build; used by `snapshot compile`, `run` and `exec`.
+ */
+import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Directories, Environment } from '../paths/directories.js';
+import { readLock } from '../probe/lock-file.js';
+import { loadPack } from '../profile/load-pack.js';
+import { locatePack, packNotFound } from '../profile/pack-store.js';
+import { resolvePlan } from '../profile/resolve-plan.js';
+import type { ResolvedPlan } from '../profile/types.js';
+import { loadRegistry } from '../registry/load-registry.js';
+import type { ServerDefinition } from '../registry/types.js';
+import { diagnosticsAffecting } from '../registry/validate-registry.js';
+import { buildSnapshot, grantedServerIds } from '../snapshot/build-snapshot.js';
+import { storeSnapshot } from '../snapshot/snapshot-store.js';
+import type { StoredSnapshot } from '../snapshot/types.js';
+import { loadCodexBase } from './codex-base.js';
+
+export interface CompileRequest {
+  /** An installed pack name or a path to a pack directory. */
+  readonly nameOrPath: string;
+  readonly dirs: Directories;
+  /** Directory a relative pack path is resolved against. */
+  readonly cwd: string;
+  /** The launch environment (reserved for inputs that depend on it; compile reads none today). */
+  readonly env?: Environment;
+}
+
+export interface CompileResult {
+  /** The stored snapshot; absent when there were errors. */
+  readonly stored?: StoredSnapshot;
+  /** True when this call wrote the snapshot, false when it already existed (or on errors). */
+  readonly created: boolean;
+  readonly plan?: ResolvedPlan;
+  /** Every problem found in the pack, the registry entries it grants, codex-base.toml and the lock. */
+  readonly diagnostics: Diagnostic[];
+}
+
+/** Locates, loads, resolves and stores. Never throws for bad input; IO failures throw. */
+export async function compileProfile(request: CompileRequest): Promise<CompileResult> {
+  const { dirs } = request;
+  const packDir = await locatePack(request.nameOrPath, dirs.dataDir, request.cwd);
+  if (packDir === undefined) {
+    return { created: false, diagnostics: [await packNotFound(request.nameOrPath, dirs.dataDir)] };
+  }
+  const loaded = await loadPack(packDir);
+  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
+  const pack = loaded.pack;
+  if (pack === undefined) return { created: false, diagnostics };
+
+  const [registry, base, lock] = await Promise.all([
+    loadRegistry(dirs.configDir),
+    loadCodexBase(dirs.configDir),
+    readLock(dirs.configDir),
+  ]);
+
+  const granted = grantedServerIds(pack);
+  const seen = new Set<Diagnostic>();
+  for (const id of granted) {
+    for (const d of diagnosticsAffecting(registry, id)) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      diagnostics.push(d);
+    }
+  }
+  const invalidServers = new Map<string, string>();
+  for (const status of registry.statuses) {
+    if (!status.ok) invalidServers.set(status.id, status.file);
+  }
+  const definitions = new Map<string, ServerDefinition>();
+  for (const [id, entry] of registry.servers) definitions.set(id, entry.definition);
+
+  const resolved = resolvePlan(
+    pack,
+    definitions,
+    { file: pack.file, ...(pack.positions !== undefined ? { positions: pack.positions } : {}) },
+    { invalidServers },
+  );
+  diagnostics.push(...resolved.diagnostics, ...base.diagnostics, ...lock.diagnostics);
+  if (resolved.plan === undefined || hasErrors(diagnostics)) {
+    return { created: false, diagnostics };
+  }
+
+  const snapshot = buildSnapshot(pack, definitions, base.base, lock.pins);
+  const { stored, created } = await storeSnapshot(dirs.dataDir, snapshot);
+  return { stored, created, plan: resolved.plan, diagnostics };
+}

@@ -1,0 +1,246 @@
+/**
+ * Renders one Codex process of a snapshot into Codex's own configuration (DESIGN §5): the root
+ * `config.toml` (base settings, the root role's instructions, model and sandbox, every server of
+ * the process with the root's grant, `[agents.N]` declarations) and one `agents/N.toml` per
+ * reachable native role restating every server with that role's grant. Pure; TOML via smol-toml.
+ */
+import { stringify } from 'smol-toml';
+
+import { CodexMmoError } from '../errors.js';
+import { expandTilde } from '../paths/directories.js';
+import {
+  LIFECYCLE_WAIT_FLOOR_SEC,
+  MESH_PROTOCOL_OVERHEAD_SEC,
+  type Permissions,
+  type ResolvedPlan,
+  type ResolvedProcess,
+  type RoleSpec,
+} from '../profile/types.js';
+import { RESERVED_SERVER_ID, type ServerDefinition } from '../registry/types.js';
+import type { Snapshot } from '../snapshot/types.js';
+import type { TomlTable } from '../toml/parse-toml.js';
+import type { MeshLaunch, RenderedHome, RenderOptions } from './types.js';
+
+/** Marks the session directory in a rendered `mmo_mesh` entry before launch fills it in. */
+export const MESH_SESSION_PLACEHOLDER = '<filled-in-at-launch>';
+/** Startup timeout of the runtime-owned `mmo_mesh` server (a local Node process). */
+export const MESH_STARTUP_TIMEOUT_SEC = 60;
+/** Codex sandbox mode for each profile permission level. */
+export const SANDBOX_MODES: Readonly<Record<Permissions, string>> = {
+  'read-only': 'read-only',
+  'workspace-write': 'workspace-write',
+  'full-access': 'danger-full-access',
+};
+
+/** The clearly marked stand-in `mmo_mesh` command a render shows until launch supplies one. */
+export function meshPlaceholder(processRoot: string): MeshLaunch {
+  return {
+    command: 'codex-mmo',
+    args: ['mesh', 'serve', '--session', MESH_SESSION_PLACEHOLDER, '--process', processRoot],
+  };
+}
+
+/** A role's effective tools on one server: the grant, or undefined when the role lacks one. */
+interface RoleGrant {
+  readonly enabled_tools: readonly string[];
+  readonly required: boolean;
+}
+
+function deepCopy(table: TomlTable): TomlTable {
+  return JSON.parse(JSON.stringify(table)) as TomlTable;
+}
+
+function nonEmpty(record: Readonly<Record<string, unknown>> | undefined): boolean {
+  return record !== undefined && Object.keys(record).length > 0;
+}
+
+/**
+ * One `[mcp_servers.S]` table: the operator's complete definition plus a role's grant.
+ * `enabled_tools` is always the operator list; `disabled_tools` is the operator list minus the
+ * role's granted tools (all of it when the role has no grant).
+ */
+export function serverTable(
+  definition: ServerDefinition,
+  grant: RoleGrant | undefined,
+  home: string,
+): TomlTable {
+  const table: TomlTable = {};
+  if (definition.transport === 'stdio') {
+    table.command = definition.command.startsWith('~/')
+      ? expandTilde(definition.command, home)
+      : definition.command;
+    if (definition.args !== undefined) table.args = [...definition.args];
+    if (nonEmpty(definition.env)) table.env = { ...definition.env };
+    if (definition.env_vars !== undefined) table.env_vars = [...definition.env_vars];
+    if (definition.cwd !== undefined) table.cwd = expandTilde(definition.cwd, home);
+  } else {
+    table.url = definition.url;
+    if (definition.bearer_token_env_var !== undefined) {
+      table.bearer_token_env_var = definition.bearer_token_env_var;
+    }
+    if (nonEmpty(definition.http_headers)) table.http_headers = { ...definition.http_headers };
+    if (nonEmpty(definition.env_http_headers)) {
+      table.env_http_headers = { ...definition.env_http_headers };
+    }
+  }
+  const granted = new Set(grant?.enabled_tools ?? []);
+  table.enabled = grant !== undefined;
+  table.required = grant?.required ?? false;
+  table.enabled_tools = [...definition.enabled_tools];
+  table.disabled_tools = definition.enabled_tools.filter((tool) => !granted.has(tool));
+  table.default_tools_approval_mode = definition.default_tools_approval_mode;
+  if (definition.startup_timeout_sec !== undefined) {
+    table.startup_timeout_sec = definition.startup_timeout_sec;
+  }
+  if (definition.tool_timeout_sec !== undefined)
+    table.tool_timeout_sec = definition.tool_timeout_sec;
+  if (definition.supports_parallel_tool_calls !== undefined) {
+    table.supports_parallel_tool_calls = definition.supports_parallel_tool_calls;
+  }
+  if (nonEmpty(definition.tools)) {
+    const tools: TomlTable = {};
+    for (const [tool, override] of Object.entries(definition.tools ?? {})) {
+      tools[tool] = { approval_mode: override.approval_mode };
+    }
+    table.tools = tools;
+  }
+  return table;
+}
+
+/** The `mmo_mesh` table for one role of a process that has the mesh. */
+function meshTable(launch: MeshLaunch, enabled: boolean, toolTimeoutSec: number): TomlTable {
+  return {
+    command: launch.command,
+    args: [...launch.args],
+    env_vars: [],
+    enabled,
+    required: enabled,
+    default_tools_approval_mode: 'approve',
+    startup_timeout_sec: MESH_STARTUP_TIMEOUT_SEC,
+    tool_timeout_sec: toolTimeoutSec,
+  };
+}
+
+function hasMeshGrants(role: RoleSpec): boolean {
+  return role.spawn.length > 0 || role.control.length > 0;
+}
+
+function processOf(plan: ResolvedPlan, processRoot: string): ResolvedProcess {
+  const found = plan.processes.find((p) => p.root === processRoot);
+  if (found === undefined) {
+    throw new CodexMmoError(
+      'not-found',
+      `profile '${plan.profile}' has no process rooted at role '${processRoot}'; processes: ${plan.processes
+        .map((p) => p.root)
+        .join(', ')}`,
+    );
+  }
+  return found;
+}
+
+function roleOf(snapshot: Snapshot, name: string): RoleSpec {
+  const role = snapshot.profile.agents[name];
+  if (role === undefined) {
+    throw new CodexMmoError('not-found', `snapshot has no role '${name}'`);
+  }
+  return role;
+}
+
+/** Settings every role carries: instructions, model and sandbox. */
+function roleSettings(role: RoleSpec, into: TomlTable): void {
+  if (role.model !== undefined) into.model = role.model;
+  into.developer_instructions = role.instructions;
+  into.sandbox_mode = SANDBOX_MODES[role.permissions];
+  if (role.permissions === 'workspace-write') {
+    into.sandbox_workspace_write = { network_access: role.network_access };
+  }
+}
+
+/** The `[mcp_servers]` of one role of a process: every server of the process, that role's grants. */
+function serversFor(
+  snapshot: Snapshot,
+  plan: ResolvedPlan,
+  process: ResolvedProcess,
+  roleName: string,
+  options: RenderOptions,
+): TomlTable {
+  const resolved = plan.roles[roleName];
+  const role = roleOf(snapshot, roleName);
+  const servers: TomlTable = {};
+  for (const id of process.servers) {
+    const definition = snapshot.servers[id] ?? plan.servers[id];
+    if (definition === undefined) {
+      throw new CodexMmoError('not-found', `snapshot has no definition of server '${id}'`);
+    }
+    servers[id] = serverTable(definition, resolved?.grants[id], options.home);
+  }
+  if (process.mesh) {
+    const timeouts = process.roles
+      .map((name) => plan.roles[name]?.mesh_tool_timeout_sec)
+      .filter((t): t is number => typeof t === 'number');
+    const own = resolved?.mesh_tool_timeout_sec;
+    const timeout =
+      typeof own === 'number'
+        ? own
+        : timeouts.length > 0
+          ? Math.max(...timeouts)
+          : LIFECYCLE_WAIT_FLOOR_SEC + MESH_PROTOCOL_OVERHEAD_SEC;
+    servers[RESERVED_SERVER_ID] = meshTable(
+      options.mesh ?? meshPlaceholder(process.root),
+      hasMeshGrants(role),
+      timeout,
+    );
+  }
+  return servers;
+}
+
+/** The TOML tables of one process's home, before serialisation: `config.toml` and role files. */
+export function renderProcessTables(
+  snapshot: Snapshot,
+  plan: ResolvedPlan,
+  processRoot: string,
+  options: RenderOptions,
+): { config: TomlTable; roles: ReadonlyMap<string, TomlTable> } {
+  const process = processOf(plan, processRoot);
+  const root = roleOf(snapshot, process.root);
+  const config = deepCopy(snapshot.base);
+  roleSettings(root, config);
+  config.mcp_servers = serversFor(snapshot, plan, process, process.root, options);
+  const natives = process.roles.filter((name) => name !== process.root);
+  const roles = new Map<string, TomlTable>();
+  if (natives.length > 0) {
+    const agents: TomlTable = {};
+    for (const name of natives) {
+      const role = roleOf(snapshot, name);
+      agents[name] = { description: role.description, config_file: `agents/${name}.toml` };
+      const file: TomlTable = { name, description: role.description };
+      roleSettings(role, file);
+      file.mcp_servers = serversFor(snapshot, plan, process, name, options);
+      roles.set(name, file);
+    }
+    config.agents = agents;
+  }
+  return { config, roles };
+}
+
+/** Renders the Codex home of the process rooted at `processRoot`. */
+export function renderProcess(
+  snapshot: Snapshot,
+  plan: ResolvedPlan,
+  processRoot: string,
+  options: RenderOptions,
+): RenderedHome {
+  const { config, roles } = renderProcessTables(snapshot, plan, processRoot, options);
+  const files = new Map<string, string>([['config.toml', stringify(config)]]);
+  for (const [name, table] of roles) files.set(`agents/${name}.toml`, stringify(table));
+  return { process: processRoot, files };
+}
+
+/** Renders every process of the plan, session root first. */
+export function renderAll(
+  snapshot: Snapshot,
+  plan: ResolvedPlan,
+  options: RenderOptions,
+): RenderedHome[] {
+  return plan.processes.map((process) => renderProcess(snapshot, plan, process.root, options));
+}

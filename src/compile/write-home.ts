@@ -1,0 +1,50 @@
+/**
+ * Writes a rendered Codex home (`config.toml`, `agents/*.toml`) into a directory. Codex loads
+ * every `agents/**\/*.toml` as a role, so a role file that is not part of the rendering is refused
+ * rather than silently left to be loaded or silently deleted.
+ */
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+import { CodexMmoError, IoError, describeError } from '../errors.js';
+import type { RenderedHome } from './types.js';
+
+async function strayRoleFiles(dir: string, expected: ReadonlySet<string>): Promise<string[]> {
+  const agentsDir = join(dir, 'agents');
+  let entries: string[];
+  try {
+    entries = await readdir(agentsDir, { recursive: true });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'ENOENT') return [];
+    throw new IoError(agentsDir, `cannot read ${agentsDir}: ${describeError(error)}`, {
+      cause: error,
+    });
+  }
+  return entries
+    .filter((entry) => entry.endsWith('.toml'))
+    .map((entry) => `agents/${entry.split('\\').join('/')}`)
+    .filter((relative) => !expected.has(relative))
+    .sort();
+}
+
+/** Writes the files of `home` under `dir`, creating directories as needed. */
+export async function writeRenderedHome(home: RenderedHome, dir: string): Promise<void> {
+  const stray = await strayRoleFiles(dir, new Set(home.files.keys()));
+  if (stray.length > 0) {
+    throw new CodexMmoError(
+      'usage-error',
+      `${join(dir, stray[0] ?? '')} is not part of this rendering, and Codex would load it as a role` +
+        `${stray.length > 1 ? ` (with ${stray.length - 1} more)` : ''}; remove it or render into an empty directory`,
+    );
+  }
+  for (const [relative, text] of home.files) {
+    const file = join(dir, relative);
+    try {
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, text, { encoding: 'utf8', mode: 0o644 });
+    } catch (error) {
+      throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
+    }
+  }
+}

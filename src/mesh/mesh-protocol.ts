@@ -1,0 +1,125 @@
+/**
+ * What the `mmo_mesh` tools do, as an interface (`MeshBackend`) with its argument and result
+ * shapes, and the line protocol that carries those calls from a `mesh serve` process to the
+ * session broker over the session's Unix socket (one JSON object per line).
+ */
+
+export type ParticipantStatus = 'starting' | 'running' | 'idle' | 'failed' | 'stopped' | 'ended';
+
+/** A participant as the mesh tools report it. */
+export interface ParticipantInfo {
+  readonly participant: string;
+  readonly role: string;
+  readonly status: ParticipantStatus;
+  /** `root` or the participant id that spawned it. */
+  readonly owner: string;
+  readonly cwd: string;
+  readonly started: string;
+  readonly pid?: number;
+  /** The last agent message of the last finished turn. */
+  readonly final_message?: string;
+  /** Why the participant or its last turn failed (credential values masked). */
+  readonly error?: string;
+  /** Messages waiting for the current turn to finish. */
+  readonly queued_messages: number;
+}
+
+export interface SpawnArgs {
+  readonly role: string;
+  readonly task: string;
+  readonly cwd?: string;
+}
+
+export interface SendResult {
+  readonly participant: string;
+  readonly status: ParticipantStatus;
+  /** `turn` when a new turn started with the message, `queued` when it waits for the current one. */
+  readonly delivered: 'turn' | 'queued';
+}
+
+export interface WaitResult {
+  readonly participant: string;
+  readonly role: string;
+  readonly status: ParticipantStatus;
+  /** True when the bound passed before the participant finished its work. */
+  readonly timed_out: boolean;
+  readonly final_message?: string;
+  readonly error?: string;
+}
+
+/** The operations behind the five `mmo_mesh` tools, for one caller. Refusals throw `MeshError`. */
+export interface MeshBackend {
+  spawn(args: SpawnArgs): Promise<ParticipantInfo>;
+  send(participant: string, message: string): Promise<SendResult>;
+  wait(participant: string, timeoutSec?: number): Promise<WaitResult>;
+  list(): Promise<{ readonly participants: ParticipantInfo[] }>;
+  stop(participant: string): Promise<ParticipantInfo>;
+}
+
+export type MeshErrorCode = 'refused' | 'not-found' | 'invalid' | 'failed' | 'unavailable';
+
+/** A mesh call that did not succeed; its message is shown to the model as a tool error. */
+export class MeshError extends Error {
+  readonly code: MeshErrorCode;
+  constructor(code: MeshErrorCode, message: string) {
+    super(message);
+    this.name = 'MeshError';
+    this.code = code;
+  }
+}
+
+/** Who is calling: the process root role and, for a participant's process, its id. */
+export interface MeshCaller {
+  readonly process: string;
+  /** `root` for the session root process, otherwise the participant id. */
+  readonly participant: string;
+}
+
+export type BrokerMethod = 'hello' | 'spawn' | 'send' | 'wait' | 'list' | 'stop';
+
+export interface BrokerRequest {
+  readonly id: number;
+  readonly method: BrokerMethod;
+  readonly params: Record<string, unknown>;
+}
+
+export type BrokerResponse =
+  | { readonly id: number; readonly result: unknown }
+  | {
+      readonly id: number;
+      readonly error: { readonly code: MeshErrorCode; readonly message: string };
+    };
+
+/** Splits a byte stream into lines and parses each as JSON; bad lines are reported, not thrown. */
+export class LineDecoder {
+  private buffer = '';
+  constructor(
+    private readonly onValue: (value: unknown) => void,
+    private readonly onBadLine: (line: string) => void = () => undefined,
+  ) {}
+
+  push(chunk: Buffer | string): void {
+    this.buffer += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    let newline = this.buffer.indexOf('\n');
+    while (newline >= 0) {
+      const line = this.buffer.slice(0, newline).trim();
+      this.buffer = this.buffer.slice(newline + 1);
+      if (line !== '') {
+        let value: unknown;
+        let ok = true;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          ok = false;
+          this.onBadLine(line);
+        }
+        if (ok) this.onValue(value);
+      }
+      newline = this.buffer.indexOf('\n');
+    }
+  }
+}
+
+export function encodeLine(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}

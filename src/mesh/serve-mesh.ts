@@ -1,0 +1,73 @@
+/**
+ * `mesh serve`: the process Codex starts for `mmo_mesh`. Finds the session broker through the
+ * session record, introduces itself as the given process, and serves the mesh tools over stdio
+ * until its input closes. Without a reachable broker it still serves, answering every call with
+ * a clear tool error, so a session never fails just because a mesh call cannot be honoured.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+import { describeError } from '../errors.js';
+import { readSessionRecord } from '../session/session-store.js';
+import { BrokerClient } from './broker-client.js';
+import { createMeshServer, type MeshServerInfo } from './mesh-server.js';
+import { MeshError, type MeshBackend, type MeshCaller } from './mesh-protocol.js';
+
+export interface ServeMeshOptions {
+  readonly sessionDir: string;
+  readonly caller: MeshCaller;
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+}
+
+/** A backend whose every call fails with the same explanation. */
+export function unavailableBackend(message: string): MeshBackend {
+  const fail = (): Promise<never> => Promise.reject(new MeshError('unavailable', message));
+  return { spawn: fail, send: fail, wait: fail, list: fail, stop: fail };
+}
+
+async function connectBackend(
+  options: ServeMeshOptions,
+): Promise<{ backend: MeshBackend; info: MeshServerInfo; client?: BrokerClient }> {
+  const fallbackInfo: MeshServerInfo = { role: options.caller.process, spawn: [], control: [] };
+  let socketPath: string;
+  try {
+    socketPath = (await readSessionRecord(options.sessionDir)).mesh_socket;
+  } catch (error) {
+    return {
+      backend: unavailableBackend(
+        `no running codex-mmo session at ${options.sessionDir} (${describeError(error)}); start the profile with 'codex-mmo run' or 'codex-mmo exec'`,
+      ),
+      info: fallbackInfo,
+    };
+  }
+  try {
+    const { client, hello } = await BrokerClient.connect(socketPath, options.caller);
+    return {
+      backend: client,
+      info: { role: hello.role, spawn: hello.spawn, control: hello.control },
+      client,
+    };
+  } catch (error) {
+    return { backend: unavailableBackend(describeError(error)), info: fallbackInfo };
+  }
+}
+
+/** Serves `mmo_mesh` on the given streams; resolves when the input closes. */
+export async function serveMesh(options: ServeMeshOptions): Promise<void> {
+  const { backend, info, client } = await connectBackend(options);
+  const server = createMeshServer(backend, info);
+  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const done = new Promise<void>((resolve) => {
+    options.stdin.once('end', resolve);
+    options.stdin.once('close', resolve);
+    transport.onclose = () => {
+      resolve();
+    };
+  });
+  await server.connect(transport);
+  await done;
+  client?.close();
+  await server.close().catch(() => undefined);
+}

@@ -1,0 +1,418 @@
+/**
+ * The session broker: runs inside the `codex-mmo run`/`exec` process that supervises a session,
+ * listens on the session's Unix socket, and owns every participant of the session. Each
+ * `mesh serve` process (one per Codex process) connects and forwards its tool calls; the broker
+ * checks them against the caller's grants, starts participants with their own rendered home and
+ * only their own process's variables, and stops a caller's participants when its mesh server goes
+ * away and all of them when the session ends. Credential values stay in this process's memory.
+ */
+import { stat, unlink, chmod } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { isAbsolute, join } from 'node:path';
+
+import { renderProcess } from '../compile/render-process.js';
+import type { MeshLaunch } from '../compile/types.js';
+import { formatDiagnostic } from '../diagnostics/diagnostic.js';
+import { describeError } from '../errors.js';
+import type { Environment } from '../paths/directories.js';
+import type { ResolvedPlan } from '../profile/types.js';
+import type { CredentialSource } from '../registry/credentials-types.js';
+import { writeProcessHome } from '../session/codex-home.js';
+import { maskSecrets } from '../session/mask-secrets.js';
+import { findProcess, processEnvironment } from '../session/process-env.js';
+import type { Snapshot } from '../snapshot/types.js';
+import { authorize, visibleRoles, type MeshAction } from './authorize.js';
+import { meshLaunchFor } from './mesh-command.js';
+import {
+  LineDecoder,
+  MeshError,
+  encodeLine,
+  type BrokerRequest,
+  type MeshBackend,
+  type MeshCaller,
+  type ParticipantInfo,
+  type SendResult,
+  type SpawnArgs,
+  type WaitResult,
+} from './mesh-protocol.js';
+import { Participant } from './participant.js';
+
+export interface BrokerOptions {
+  readonly sessionId: string;
+  readonly sessionDir: string;
+  readonly socketPath: string;
+  readonly snapshot: Snapshot;
+  readonly plan: ResolvedPlan;
+  readonly launchEnv: Environment;
+  readonly credentials: CredentialSource;
+  /** The user's home, for `~/` in server commands. */
+  readonly home: string;
+  /** The operator's Codex home; only its `auth.json` is copied. */
+  readonly baseCodexHome: string;
+  readonly codexBin: string;
+  /** The command prefix that runs the codex-mmo CLI (for participants' own `mmo_mesh`). */
+  readonly cli: MeshLaunch;
+  /** Working directory of participants spawned without `cwd`. */
+  readonly defaultCwd: string;
+  /** Called whenever a participant appears or changes status. */
+  readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
+}
+
+const ROOT_OWNER = 'root';
+
+function text(params: Record<string, unknown>, key: string, required = true): string | undefined {
+  const value = params[key];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== 'string' || value === '') {
+    throw new MeshError('invalid', `argument '${key}' must be a non-empty string`);
+  }
+  return value;
+}
+
+export class SessionBroker {
+  private readonly participants = new Map<string, Participant>();
+  private readonly connections = new Map<string, number>();
+  private readonly sockets = new Set<Socket>();
+  private counter = 0;
+  private closing = false;
+  private server: Server | undefined;
+
+  private constructor(private readonly options: BrokerOptions) {}
+
+  /** Starts listening on `options.socketPath` (a stale socket file there is replaced). */
+  static async start(options: BrokerOptions): Promise<SessionBroker> {
+    const broker = new SessionBroker(options);
+    await unlink(options.socketPath).catch(() => undefined);
+    const server = createServer((socket) => {
+      broker.accept(socket);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    await chmod(options.socketPath, 0o600).catch(() => undefined);
+    broker.server = server;
+    return broker;
+  }
+
+  get socketPath(): string {
+    return this.options.socketPath;
+  }
+
+  /** Every participant of the session so far. */
+  list(): ParticipantInfo[] {
+    return [...this.participants.values()].map((p) => p.info());
+  }
+
+  /** A backend for an in-process caller (the same checks as a socket caller). */
+  backendFor(caller: MeshCaller): MeshBackend {
+    this.checkCaller(caller);
+    return {
+      spawn: (args) => this.spawn(caller, args),
+      send: (participant, message) => this.send(caller, participant, message),
+      wait: (participant, timeoutSec) => this.wait(caller, participant, timeoutSec),
+      list: () => Promise.resolve(this.listFor(caller)),
+      stop: (participant) => this.stop(caller, participant),
+    };
+  }
+
+  /** Stops every participant, closes the socket and removes it. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.participants.values()].map((p) => p.stop()));
+    for (const socket of this.sockets) socket.destroy();
+    const server = this.server;
+    if (server !== undefined) {
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+    }
+    await unlink(this.options.socketPath).catch(() => undefined);
+  }
+
+  /** A method rather than the field, for a state that changes while an await is pending. */
+  private isClosing(): boolean {
+    return this.closing;
+  }
+
+  private changed(): void {
+    this.options.onChange?.(this.list());
+  }
+
+  private checkCaller(caller: MeshCaller): void {
+    const profile = this.options.snapshot.profile;
+    if (profile.agents[caller.process] === undefined) {
+      throw new MeshError(
+        'refused',
+        `role '${caller.process}' is not part of profile '${profile.name}'`,
+      );
+    }
+    if (caller.participant === ROOT_OWNER) {
+      if (caller.process !== this.options.plan.root) {
+        throw new MeshError(
+          'refused',
+          `the session root process runs role '${this.options.plan.root}', not '${caller.process}'`,
+        );
+      }
+      return;
+    }
+    const participant = this.participants.get(caller.participant);
+    if (participant?.role !== caller.process) {
+      throw new MeshError(
+        'refused',
+        `'${caller.participant}' is not a participant of role '${caller.process}' in this session`,
+      );
+    }
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    let caller: MeshCaller | undefined;
+    const reply = (value: unknown): void => {
+      if (!socket.destroyed) socket.write(encodeLine(value));
+    };
+    const decoder = new LineDecoder((value) => {
+      if (typeof value !== 'object' || value === null) return;
+      const request = value as BrokerRequest;
+      if (typeof request.id !== 'number' || typeof request.method !== 'string') return;
+      const params =
+        typeof request.params === 'object' && (request.params as unknown) !== null
+          ? request.params
+          : {};
+      void (async () => {
+        try {
+          if (request.method === 'hello') {
+            if (caller !== undefined) throw new MeshError('invalid', 'hello was already sent');
+            const candidate: MeshCaller = {
+              process: text(params, 'process') ?? '',
+              participant: text(params, 'participant') ?? '',
+            };
+            this.checkCaller(candidate);
+            caller = candidate;
+            this.connections.set(
+              caller.participant,
+              (this.connections.get(caller.participant) ?? 0) + 1,
+            );
+            const role = this.options.snapshot.profile.agents[caller.process];
+            reply({
+              id: request.id,
+              result: {
+                session: this.options.sessionId,
+                role: caller.process,
+                spawn: role?.spawn ?? [],
+                control: role?.control ?? [],
+              },
+            });
+            return;
+          }
+          if (caller === undefined) throw new MeshError('invalid', 'send hello first');
+          reply({ id: request.id, result: await this.dispatch(caller, request.method, params) });
+        } catch (error) {
+          const mesh =
+            error instanceof MeshError ? error : new MeshError('failed', describeError(error));
+          reply({ id: request.id, error: { code: mesh.code, message: mesh.message } });
+        }
+      })();
+    });
+    socket.on('data', (chunk: Buffer) => {
+      decoder.push(chunk);
+    });
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => {
+      this.sockets.delete(socket);
+      if (caller === undefined) return;
+      const left = (this.connections.get(caller.participant) ?? 1) - 1;
+      this.connections.set(caller.participant, left);
+      if (left <= 0) void this.stopOwnedBy(caller.participant);
+    });
+  }
+
+  private dispatch(
+    caller: MeshCaller,
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<unknown> {
+    switch (method) {
+      case 'spawn': {
+        const cwd = text(params, 'cwd', false);
+        const role = text(params, 'role') ?? '';
+        const task = text(params, 'task') ?? '';
+        return this.spawn(caller, cwd === undefined ? { role, task } : { role, task, cwd });
+      }
+      case 'send':
+        return this.send(caller, text(params, 'participant') ?? '', text(params, 'message') ?? '');
+      case 'wait': {
+        const timeout = params.timeout_sec;
+        if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0))) {
+          throw new MeshError('invalid', "argument 'timeout_sec' must be a positive number");
+        }
+        return this.wait(caller, text(params, 'participant') ?? '', timeout);
+      }
+      case 'list':
+        return Promise.resolve(this.listFor(caller));
+      case 'stop':
+        return this.stop(caller, text(params, 'participant') ?? '');
+      default:
+        throw new MeshError('invalid', `unknown method '${method}'`);
+    }
+  }
+
+  private target(caller: MeshCaller, id: string, action: MeshAction): Participant {
+    const participant = this.participants.get(id);
+    if (participant === undefined) {
+      throw new MeshError(
+        'not-found',
+        `no participant '${id}' in this session; list_participants shows the ones you may reach`,
+      );
+    }
+    const verdict = authorize(
+      this.options.snapshot.profile,
+      caller.process,
+      action,
+      participant.role,
+    );
+    if (!verdict.ok) throw new MeshError('refused', verdict.message);
+    return participant;
+  }
+
+  private async spawn(caller: MeshCaller, args: SpawnArgs): Promise<ParticipantInfo> {
+    if (this.closing) throw new MeshError('unavailable', 'the session is ending');
+    const { snapshot, plan } = this.options;
+    const verdict = authorize(snapshot.profile, caller.process, 'spawn', args.role);
+    if (!verdict.ok) throw new MeshError('refused', verdict.message);
+    const process = findProcess(plan, args.role);
+    const resolved = plan.roles[args.role];
+    if (process === undefined || resolved === undefined) {
+      throw new MeshError(
+        'failed',
+        `profile '${plan.profile}' has no participant process for role '${args.role}'`,
+      );
+    }
+    const cwd = args.cwd ?? this.options.defaultCwd;
+    if (!isAbsolute(cwd)) throw new MeshError('invalid', `cwd '${cwd}' must be an absolute path`);
+    const info = await stat(cwd).catch(() => undefined);
+    if (info?.isDirectory() !== true) {
+      throw new MeshError('invalid', `cwd '${cwd}' is not an existing directory`);
+    }
+    const id = `${args.role}-${++this.counter}`;
+    const homeDir = join(this.options.sessionDir, 'homes', id);
+    const environment = processEnvironment(
+      plan,
+      process,
+      snapshot.base,
+      this.options.launchEnv,
+      this.options.credentials,
+      homeDir,
+    );
+    const errors = environment.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) {
+      throw new MeshError(
+        'failed',
+        `cannot start a participant of role '${args.role}': ${errors.map(formatDiagnostic).join('; ')}`,
+      );
+    }
+    const rendered = renderProcess(snapshot, plan, args.role, {
+      home: this.options.home,
+      mesh: meshLaunchFor(this.options.cli, this.options.sessionDir, args.role, id),
+    });
+    try {
+      await writeProcessHome(rendered, homeDir, this.options.baseCodexHome);
+    } catch (error) {
+      throw new MeshError('failed', `cannot write the home of ${id}: ${describeError(error)}`);
+    }
+    const secrets = [...environment.secrets, ...this.options.credentials.secretValues()];
+    const { participant, ready } = Participant.launch(
+      {
+        id,
+        role: args.role,
+        owner: caller.participant,
+        task: args.task,
+        cwd,
+        home: homeDir,
+        env: environment.env,
+        codexBin: this.options.codexBin,
+        lifecycleWaitSec: resolved.lifecycle_wait_sec,
+        secrets,
+        stderrLog: join(this.options.sessionDir, 'logs', `${id}.stderr.log`),
+      },
+      () => {
+        this.changed();
+      },
+    );
+    this.participants.set(id, participant);
+    this.changed();
+    try {
+      await ready;
+    } catch (error) {
+      const message = error instanceof MeshError ? error.message : describeError(error);
+      throw new MeshError('failed', maskSecrets(message, secrets));
+    }
+    if (this.isClosing() || (this.connections.get(caller.participant) ?? 1) <= 0) {
+      await participant.stop();
+      throw new MeshError('unavailable', 'the caller went away while the participant started');
+    }
+    return participant.info();
+  }
+
+  private async send(caller: MeshCaller, id: string, message: string): Promise<SendResult> {
+    const participant = this.target(caller, id, 'send');
+    const delivered = await participant.send(message);
+    return { participant: id, status: participant.status, delivered };
+  }
+
+  private async wait(caller: MeshCaller, id: string, timeoutSec?: number): Promise<WaitResult> {
+    const participant = this.target(caller, id, 'wait');
+    const bound = this.options.plan.roles[participant.role]?.lifecycle_wait_sec ?? 1200;
+    const seconds = Math.min(timeoutSec ?? bound, bound);
+    const done = await participant.waitIdle(seconds * 1000);
+    const info = participant.info();
+    const out: { -readonly [K in keyof WaitResult]: WaitResult[K] } = {
+      participant: id,
+      role: info.role,
+      status: info.status,
+      timed_out: !done,
+    };
+    if (info.final_message !== undefined) out.final_message = info.final_message;
+    if (info.error !== undefined) out.error = info.error;
+    return out;
+  }
+
+  private listFor(caller: MeshCaller): { participants: ParticipantInfo[] } {
+    const visible = visibleRoles(this.options.snapshot.profile, caller.process);
+    return {
+      participants: [...this.participants.values()]
+        .filter((p) => visible.has(p.role) || p.owner === caller.participant)
+        .map((p) => p.info()),
+    };
+  }
+
+  /** The participant and, transitively, every participant it started. */
+  private descendants(id: string): Participant[] {
+    const out: Participant[] = [];
+    const visit = (owner: string): void => {
+      for (const p of this.participants.values()) {
+        if (p.owner === owner && !out.includes(p)) {
+          out.push(p);
+          visit(p.id);
+        }
+      }
+    };
+    visit(id);
+    return out;
+  }
+
+  private async stop(caller: MeshCaller, id: string): Promise<ParticipantInfo> {
+    const participant = this.target(caller, id, 'stop');
+    await Promise.all([participant, ...this.descendants(id)].map((p) => p.stop()));
+    return participant.info();
+  }
+
+  private async stopOwnedBy(owner: string): Promise<void> {
+    await Promise.all(this.descendants(owner).map((p) => p.stop()));
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Reading and writing `<config>/tool-mcp.lock`. A missing lock file means no pins. Writes go to a
+ * temporary file in the same directory, are flushed, then renamed over the lock, so a reader sees
+ * either the old or the new lock, never half of one.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+
+import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { IoError, describeError } from '../errors.js';
+import { configFiles } from '../paths/directories.js';
+import { formatBytes, readConfigFile } from '../registry/read-config-file.js';
+import type { ToolPin } from '../snapshot/types.js';
+import {
+  EMPTY_LOCK,
+  parseLock,
+  pinsOf,
+  renderLock,
+  type ParsedLock,
+  type ToolLock,
+} from './lock-format.js';
+
+/** Largest lock file read (generated files stay far below this). */
+export const MAX_LOCK_FILE_BYTES = 16 * 1024 * 1024;
+
+export interface LockFileContents extends ParsedLock {
+  /** Absolute path of the lock file, whether or not it exists. */
+  readonly file: string;
+  readonly exists: boolean;
+}
+
+/** Reads and parses the lock file in `configDir`; problems come back as diagnostics. */
+export async function readLockFile(configDir: string): Promise<LockFileContents> {
+  const file = configFiles(configDir).lock;
+  const result = await readConfigFile(file, MAX_LOCK_FILE_BYTES);
+  const failed = (message: string): LockFileContents => ({
+    file,
+    exists: true,
+    lock: EMPTY_LOCK,
+    usable: false,
+    diagnostics: [diagnostic({ code: 'lock-file-unreadable', message, file })],
+  });
+  switch (result.kind) {
+    case 'missing':
+      return { file, exists: false, lock: EMPTY_LOCK, usable: true, diagnostics: [] };
+    case 'not-a-file':
+      return failed(
+        `lock file is ${result.what}, not a regular file; remove it and run \`codex-mmo tool-mcp pin ID\` for each server again`,
+      );
+    case 'too-large':
+      return failed(
+        `lock file is ${formatBytes(result.size)}, over the ${formatBytes(result.limit)} limit; remove it and run \`codex-mmo tool-mcp pin ID\``,
+      );
+    case 'unreadable':
+      return failed(`cannot read the lock file (${result.reason}); make it readable by you`);
+    case 'ok':
+      return { file, exists: true, ...parseLock(result.bytes, file) };
+  }
+}
+
+/**
+ * The pinned tool digests of every server in `<configDir>/tool-mcp.lock` (a missing lock file
+ * means no pins), with any problem reading or parsing it as diagnostics.
+ */
+export async function readLock(
+  configDir: string,
+): Promise<{ pins: Record<string, ToolPin[]>; diagnostics: Diagnostic[] }> {
+  const contents = await readLockFile(configDir);
+  return { pins: pinsOf(contents.lock), diagnostics: contents.diagnostics };
+}
+
+/** Writes the whole lock atomically (temp file + fsync + rename). Throws IoError on failure. */
+export async function writeLock(configDir: string, lock: ToolLock): Promise<string> {
+  const file = configFiles(configDir).lock;
+  const text = renderLock(lock);
+  const temp = join(dirname(file), `.tool-mcp.lock.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    const handle = await open(temp, 'wx', 0o644);
+    try {
+      await handle.writeFile(text, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
+  }
+  return file;
+}

@@ -1,0 +1,164 @@
+/**
+ * The stable diagnostic codes of profile packs, grant resolution, installation and `profile
+ * doctor`, with their usual severity and meaning. Scripts may rely on these codes.
+ */
+import type { Severity } from '../diagnostics/diagnostic.js';
+
+export interface CodeInfo {
+  readonly severity: Severity;
+  readonly meaning: string;
+}
+
+export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
+  // pack format (profile.toml)
+  'toml-syntax': { severity: 'error', meaning: 'profile.toml is not valid TOML' },
+  'invalid-utf8': {
+    severity: 'error',
+    meaning: 'profile.toml or an instruction file is not UTF-8',
+  },
+  'missing-field': { severity: 'error', meaning: 'a required key is absent' },
+  'unsupported-schema-version': { severity: 'error', meaning: 'schema_version is not 8' },
+  'invalid-type': { severity: 'error', meaning: 'a value has the wrong type' },
+  'invalid-value': {
+    severity: 'error',
+    meaning: 'a value is empty or not one of the allowed values',
+  },
+  'invalid-name': {
+    severity: 'error',
+    meaning: 'the pack name does not match ^[a-z][a-z0-9_-]{0,63}$',
+  },
+  'invalid-role-name': {
+    severity: 'error',
+    meaning: 'a role name does not match ^[a-z][a-z0-9_-]{0,63}$',
+  },
+  'unknown-key': {
+    severity: 'error',
+    meaning: 'a key the pack format does not have (with a suggestion)',
+  },
+  'unknown-role': {
+    severity: 'error',
+    meaning: 'root, native_agents, spawn or control names an undefined role',
+  },
+  'duplicate-role-reference': { severity: 'error', meaning: 'a role is listed twice in one list' },
+  'missing-instructions': {
+    severity: 'error',
+    meaning: 'a role has neither instructions nor instructions_file',
+  },
+  'instructions-conflict': {
+    severity: 'error',
+    meaning: 'a role has both instructions and instructions_file',
+  },
+  'instructions-file-outside-pack': {
+    severity: 'error',
+    meaning: 'instructions_file is absolute, leaves the pack, or is a symlink leading outside it',
+  },
+  'instructions-file-not-found': {
+    severity: 'error',
+    meaning: 'instructions_file does not exist or is not a file',
+  },
+  'instructions-file-unreadable': {
+    severity: 'error',
+    meaning: 'instructions_file cannot be read',
+  },
+  'file-too-large': {
+    severity: 'error',
+    meaning: 'profile.toml or an instruction file is over 1 MiB',
+  },
+  'pack-defines-servers': {
+    severity: 'error',
+    meaning:
+      'a top-level tool_mcp_servers/mcp_servers table: the operator registry owns definitions',
+  },
+  'server-field-in-pack': {
+    severity: 'error',
+    meaning:
+      'a server-definition field at the top level or in a role: the operator registry owns it',
+  },
+  'server-field-in-grant': {
+    severity: 'error',
+    meaning:
+      'a grant sets a server-definition field (command, url, env, headers, timeouts, approval, oauth…)',
+  },
+  'reserved-server-grant': { severity: 'error', meaning: 'a grant of the runtime-owned mmo_mesh' },
+  'invalid-server-id': { severity: 'error', meaning: 'a grant key is not a valid server ID' },
+  'empty-enabled-tools': { severity: 'error', meaning: 'a grant lists no tools' },
+  'duplicate-tool': { severity: 'error', meaning: 'a grant lists a tool twice' },
+  // finding and installing packs
+  'pack-not-found': {
+    severity: 'error',
+    meaning: 'the pack directory or its profile.toml is missing',
+  },
+  'pack-unreadable': {
+    severity: 'error',
+    meaning: 'the pack directory or a pack file cannot be read',
+  },
+  'profile-not-found': {
+    severity: 'error',
+    meaning: 'neither an installed pack nor a pack directory',
+  },
+  'pack-exists': {
+    severity: 'error',
+    meaning: 'a different pack of that name is installed (use --force)',
+  },
+  'install-failed': {
+    severity: 'error',
+    meaning: 'copying the pack into the data directory failed',
+  },
+  'pack-name-mismatch': {
+    severity: 'error',
+    meaning: 'an installed directory name differs from the pack name',
+  },
+  // grant resolution against the registry
+  'unknown-server': {
+    severity: 'error',
+    meaning: 'a grant of a server the registry does not define',
+  },
+  'invalid-server-grant': {
+    severity: 'error',
+    meaning: 'a grant of a server whose registry definition is invalid',
+  },
+  'tool-not-allowed': {
+    severity: 'error',
+    meaning: "a granted tool is outside the operator's enabled_tools",
+  },
+  // profile doctor
+  'missing-env-var': {
+    severity: 'error',
+    meaning:
+      'a referenced variable is unset: error for a required grant, warning when no grant requires it',
+  },
+  'codex-not-found': { severity: 'error', meaning: 'the Codex binary cannot be found' },
+  'codex-not-runnable': {
+    severity: 'error',
+    meaning: '`codex --version` fails or prints no version',
+  },
+  'codex-version-untested': { severity: 'warning', meaning: 'Codex is not the measured 0.149.x' },
+  'native-role-not-isolated': {
+    severity: 'warning',
+    meaning:
+      "a native role's grants differ from its process root's, which Codex 0.149 does not enforce",
+  },
+  'native-role-shares-environment': {
+    severity: 'warning',
+    meaning:
+      "a native role's server credentials are in its process environment, shared with the process",
+  },
+  'server-not-pinned': {
+    severity: 'info',
+    meaning: 'a granted server has no pin in tool-mcp.lock',
+  },
+  'unapproved-mcp-tools': {
+    severity: 'info',
+    meaning:
+      'a read-only role has tools that run without approval: permissions do not constrain MCP',
+  },
+  'network-access-not-mcp': {
+    severity: 'info',
+    meaning: 'network_access = false does not stop Codex from reaching an HTTP MCP server',
+  },
+  'unreachable-role': { severity: 'info', meaning: 'a role that no session ever runs' },
+  'registry-other-problems': {
+    severity: 'info',
+    meaning: 'registry problems that do not affect the profile (see tool-mcp validate)',
+  },
+};

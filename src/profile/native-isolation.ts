@@ -1,0 +1,169 @@
+/**
+ * What Codex 0.149 really does with native roles: a sub-agent uses its parent session's MCP
+ * servers, tool filters and approval modes, and shares its process environment. Pure: compares
+ * each native role's grants with its process root's and reports the difference.
+ */
+import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { referencedEnvVars } from '../registry/types.js';
+import { formatKeyPath, type KeyPath } from '../toml/key-positions.js';
+import type { PlanSource } from './resolve-plan.js';
+import type { ProfileData, ResolvedPlan } from './types.js';
+
+/** Tools of one server, as `server:tool` pairs grouped by server. */
+export interface ServerTools {
+  readonly server: string;
+  readonly tools: readonly string[];
+}
+
+export interface NativeRoleDelta {
+  /** Root role of the process the native role runs in. */
+  readonly process: string;
+  readonly role: string;
+  /** Tools the process root has that the role was not granted: Codex gives them to the role. */
+  readonly gains: readonly ServerTools[];
+  /** Tools granted to the role that the process root lacks: the role will not have them. */
+  readonly loses: readonly ServerTools[];
+  /** Servers granted to both with a different `required`: the root's setting applies. */
+  readonly requiredDiffers: readonly string[];
+  /** Variable names referenced by the role's servers. */
+  readonly env: readonly string[];
+  /** Of those, the names the root's own servers do not reference. */
+  readonly envBeyondRoot: readonly string[];
+}
+
+/** Difference between every native role and its process root, per process. */
+export function nativeRoleDeltas(plan: ResolvedPlan): NativeRoleDelta[] {
+  const out: NativeRoleDelta[] = [];
+  const varsOf = (servers: readonly string[]): string[] => {
+    const names = new Set<string>();
+    for (const server of servers) {
+      const definition = plan.servers[server];
+      if (definition !== undefined) for (const n of referencedEnvVars(definition)) names.add(n);
+    }
+    return [...names].sort();
+  };
+  for (const process of plan.processes) {
+    const root = plan.roles[process.root];
+    if (root === undefined) continue;
+    const rootVars = new Set(varsOf(Object.keys(root.grants)));
+    for (const name of process.roles) {
+      if (name === process.root) continue;
+      const role = plan.roles[name];
+      if (role === undefined) continue;
+      const gains: ServerTools[] = [];
+      const loses: ServerTools[] = [];
+      const requiredDiffers: string[] = [];
+      const servers = [
+        ...new Set([...Object.keys(root.grants), ...Object.keys(role.grants)]),
+      ].sort();
+      for (const server of servers) {
+        const rootTools = root.grants[server]?.enabled_tools ?? [];
+        const roleTools = role.grants[server]?.enabled_tools ?? [];
+        const gained = rootTools.filter((t) => !roleTools.includes(t));
+        const lost = roleTools.filter((t) => !rootTools.includes(t));
+        if (gained.length > 0) gains.push({ server, tools: gained });
+        if (lost.length > 0) loses.push({ server, tools: lost });
+        const rootGrant = root.grants[server];
+        const roleGrant = role.grants[server];
+        if (rootGrant && roleGrant && rootGrant.required !== roleGrant.required) {
+          requiredDiffers.push(server);
+        }
+      }
+      const env = varsOf(Object.keys(role.grants));
+      out.push({
+        process: process.root,
+        role: name,
+        gains,
+        loses,
+        requiredDiffers,
+        env,
+        envBeyondRoot: env.filter((n) => !rootVars.has(n)),
+      });
+    }
+  }
+  return out;
+}
+
+function formatTools(groups: readonly ServerTools[]): string {
+  return groups.map((g) => g.tools.map((t) => `${g.server}:${t}`).join(', ')).join(', ');
+}
+
+/** Where the role is listed as a native agent inside its process (first listing). */
+function nativeListing(
+  profile: ProfileData,
+  plan: ResolvedPlan,
+  processRoot: string,
+  role: string,
+): KeyPath {
+  const members = plan.processes.find((p) => p.root === processRoot)?.roles ?? [];
+  for (const member of members) {
+    const index = profile.agents[member]?.native_agents.indexOf(role) ?? -1;
+    if (index >= 0) return ['agents', member, 'native_agents', index];
+  }
+  return ['agents', role];
+}
+
+/**
+ * `native-role-not-isolated` (warning) for every native role whose effective tools differ from
+ * its process root's, and `native-role-shares-environment` when a native role's servers use
+ * credentials (warning when they bring variables the root's own servers do not use, info otherwise).
+ */
+export function nativeIsolationDiagnostics(
+  profile: ProfileData,
+  plan: ResolvedPlan,
+  source?: PlanSource,
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const delta of nativeRoleDeltas(plan)) {
+    const path = nativeListing(profile, plan, delta.process, delta.role);
+    const at = source?.positions?.lookup(path);
+    const where = {
+      file: source?.file,
+      line: at?.line,
+      column: at?.column,
+      path: formatKeyPath(path),
+    };
+    const differs =
+      delta.gains.length > 0 || delta.loses.length > 0 || delta.requiredDiffers.length > 0;
+    if (differs) {
+      const parts: string[] = [];
+      if (delta.gains.length > 0) {
+        parts.push(
+          `it will GAIN ${formatTools(delta.gains)} (granted to \`${delta.process}\`, not to \`${delta.role}\`)`,
+        );
+      }
+      if (delta.loses.length > 0) {
+        parts.push(
+          `it will LOSE ${formatTools(delta.loses)} (granted to \`${delta.role}\`, not to \`${delta.process}\`)`,
+        );
+      }
+      if (delta.requiredDiffers.length > 0) {
+        parts.push(
+          `\`required\` of ${delta.requiredDiffers.join(', ')} follows \`${delta.process}\`'s grant`,
+        );
+      }
+      out.push(
+        diagnostic({
+          severity: 'warning',
+          code: 'native-role-not-isolated',
+          message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process, and Codex 0.149 gives a native role its parent's MCP servers, tool filters and approval modes, not its own grants: ${parts.join('; ')}. Where isolation matters, make \`${delta.role}\` a participant role (list it in \`spawn\` instead of \`native_agents\`, so it is launched through mmo_mesh as its own Codex process with its own configuration)`,
+          ...where,
+        }),
+      );
+    }
+    if (delta.env.length > 0) {
+      const beyond = delta.envBeyondRoot.length > 0;
+      out.push(
+        diagnostic({
+          severity: beyond ? 'warning' : 'info',
+          code: 'native-role-shares-environment',
+          message: beyond
+            ? `native role \`${delta.role}\`'s servers use ${delta.envBeyondRoot.join(', ')}, so \`${delta.process}\`'s Codex process receives ${delta.envBeyondRoot.length === 1 ? 'that variable' : 'those variables'}, and \`${delta.process}\` and its other native roles share it: tool visibility is per role, the process environment is not. Make \`${delta.role}\` a participant role (spawn through mmo_mesh) when its credentials must stay isolated`
+            : `native role \`${delta.role}\` shares \`${delta.process}\`'s process environment (${delta.env.join(', ')}); the process environment is not role-scoped — use a participant role when strict credential isolation is required`,
+          ...where,
+        }),
+      );
+    }
+  }
+  return out;
+}

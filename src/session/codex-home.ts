@@ -1,0 +1,44 @@
+/**
+ * Writes a process's private, writable Codex home: the rendered `config.toml` and role files,
+ * plus a copy of the base Codex home's `auth.json` when there is one. Nothing else of the base
+ * home is copied — in particular never `.credentials.json`, which can hold OAuth credentials of
+ * unrelated MCP servers.
+ */
+import { copyFile, chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { writeRenderedHome } from '../compile/write-home.js';
+import type { RenderedHome } from '../compile/types.js';
+import { IoError, describeError } from '../errors.js';
+
+export const AUTH_FILE = 'auth.json';
+
+/** Copies `<baseCodexHome>/auth.json` into `home` (mode 0600); false when there is none. */
+export async function copyAuth(baseCodexHome: string, home: string): Promise<boolean> {
+  const source = join(baseCodexHome, AUTH_FILE);
+  const target = join(home, AUTH_FILE);
+  try {
+    await copyFile(source, target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return false;
+    throw new IoError(source, `cannot copy ${source}: ${describeError(error)}`, { cause: error });
+  }
+  await chmod(target, 0o600);
+  return true;
+}
+
+/** Creates `dir` (0700), writes the rendered files and copies `auth.json`. */
+export async function writeProcessHome(
+  rendered: RenderedHome,
+  dir: string,
+  baseCodexHome: string,
+): Promise<{ authCopied: boolean }> {
+  try {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw new IoError(dir, `cannot create ${dir}: ${describeError(error)}`, { cause: error });
+  }
+  await writeRenderedHome(rendered, dir);
+  return { authCopied: await copyAuth(baseCodexHome, dir) };
+}

@@ -1,0 +1,182 @@
+/**
+ * Plans a session launch without doing any of it (pure): the session root process's rendered
+ * home with the real `mmo_mesh` command, its environment (built, not inherited), the Codex
+ * command line for `run` (interactive) or `exec`, the initial session record, and diagnostics —
+ * an error for every missing variable of a required grant, so the launch can refuse before
+ * Codex runs.
+ */
+import { join } from 'node:path';
+
+import { renderProcess } from '../compile/render-process.js';
+import type { MeshLaunch, RenderedHome } from '../compile/types.js';
+import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { meshLaunchFor } from '../mesh/mesh-command.js';
+import type { Environment } from '../paths/directories.js';
+import type { ResolvedPlan } from '../profile/types.js';
+import type { CredentialSource } from '../registry/credentials-types.js';
+import type { StoredSnapshot } from '../snapshot/types.js';
+import { findProcess, processEnvironment } from './process-env.js';
+import { SESSION_FORMAT, type SessionRecord } from './session-record.js';
+import { sessionPaths } from './session-store.js';
+
+export type SessionMode = 'run' | 'exec';
+
+/** `codex exec` refuses to run outside a Git repository unless told otherwise. */
+export const SKIP_GIT_CHECK = '--skip-git-repo-check';
+
+export interface PrepareSessionInput {
+  readonly mode: SessionMode;
+  readonly stored: StoredSnapshot;
+  readonly plan: ResolvedPlan;
+  readonly sessionId: string;
+  readonly sessionDir: string;
+  readonly socketPath: string;
+  readonly launchEnv: Environment;
+  readonly credentials: CredentialSource;
+  /** The user's home, for `~/` in server commands. */
+  readonly home: string;
+  /** The command prefix that runs the codex-mmo CLI (`node dist/cli/main.js`). */
+  readonly cli: MeshLaunch;
+  /** The resolved Codex binary. */
+  readonly codexBin: string;
+  readonly cwd: string;
+  /** The `exec` prompt. */
+  readonly prompt?: string;
+  /** Extra arguments for Codex (after `--` on the codex-mmo command line). */
+  readonly codexArgs: readonly string[];
+  /** The supervising process (this codex-mmo) recorded in the session. */
+  readonly pid: number;
+  readonly now: Date;
+}
+
+export interface SessionPlan {
+  readonly id: string;
+  readonly dir: string;
+  readonly rootRole: string;
+  /** The session root process's private Codex home. */
+  readonly homeDir: string;
+  readonly rendered: RenderedHome;
+  readonly env: Record<string, string>;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly cwd: string;
+  /** Missing-variable diagnostics: errors stop the launch, warnings are shown. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** Values to mask in anything logged from the session. */
+  readonly secrets: readonly string[];
+  readonly record: SessionRecord;
+}
+
+/** Codex arguments for the mode: `exec [--skip-git-repo-check] ARGS -- PROMPT`, or ARGS alone. */
+export function codexArgv(
+  mode: SessionMode,
+  codexArgs: readonly string[],
+  prompt: string | undefined,
+): string[] {
+  if (mode === 'run') return [...codexArgs];
+  const skip = codexArgs.includes(SKIP_GIT_CHECK) ? [] : [SKIP_GIT_CHECK];
+  return ['exec', ...skip, ...codexArgs, '--', prompt ?? ''];
+}
+
+/**
+ * The private Codex home of a process of a session: `homes/<root role>` for the session root
+ * process, `homes/<participant id>` (`<role>-<n>`) for a participant.
+ */
+export function processHomeDir(sessionDir: string, processId: string): string {
+  return join(sessionPaths(sessionDir).homes, processId);
+}
+
+export function prepareSession(input: PrepareSessionInput): SessionPlan {
+  const { plan, stored } = input;
+  const rootRole = plan.root;
+  const homeDir = processHomeDir(input.sessionDir, rootRole);
+  const process = findProcess(plan, rootRole);
+  const diagnostics: Diagnostic[] = [];
+  let env: Record<string, string> = {};
+  let secrets: string[] = [];
+  if (process === undefined) {
+    diagnostics.push(
+      diagnostic({
+        code: 'no-root-process',
+        message: `profile '${plan.profile}' has no process for its root role '${rootRole}'`,
+      }),
+    );
+  } else {
+    const environment = processEnvironment(
+      plan,
+      process,
+      stored.snapshot.base,
+      input.launchEnv,
+      input.credentials,
+      homeDir,
+    );
+    env = environment.env;
+    secrets = [...environment.secrets, ...input.credentials.secretValues()];
+    diagnostics.push(...environment.diagnostics);
+  }
+  // participant processes are checked again when spawned; say now what would refuse them
+  for (const other of plan.processes) {
+    if (other.root === rootRole) continue;
+    const { diagnostics: missing } = processEnvironment(
+      plan,
+      other,
+      stored.snapshot.base,
+      input.launchEnv,
+      input.credentials,
+      processHomeDir(input.sessionDir, other.root),
+    );
+    for (const d of missing) {
+      if (d.severity !== 'error') continue;
+      diagnostics.push(
+        diagnostic({
+          severity: 'warning',
+          code: d.code,
+          message: `participants of role '${other.root}' cannot be spawned in this session: ${d.message}`,
+          server: d.server,
+        }),
+      );
+    }
+  }
+  const rendered = renderProcess(stored.snapshot, plan, rootRole, {
+    home: input.home,
+    mesh: meshLaunchFor(input.cli, input.sessionDir, rootRole),
+  });
+  const started = input.now.toISOString();
+  const record: SessionRecord = {
+    format: SESSION_FORMAT,
+    id: input.sessionId,
+    profile: plan.profile,
+    snapshot: stored.id,
+    mode: input.mode,
+    cwd: input.cwd,
+    started,
+    status: 'starting',
+    pid: input.pid,
+    mesh_socket: input.socketPath,
+    processes: [
+      {
+        id: 'root',
+        role: rootRole,
+        kind: 'root',
+        home: homeDir,
+        cwd: input.cwd,
+        status: 'starting',
+        started,
+      },
+    ],
+  };
+  return {
+    id: input.sessionId,
+    dir: input.sessionDir,
+    rootRole,
+    homeDir,
+    rendered,
+    env,
+    command: input.codexBin,
+    args: codexArgv(input.mode, input.codexArgs, input.prompt),
+    cwd: input.cwd,
+    diagnostics,
+    secrets,
+    record,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Small process helpers: whether a pid is alive, signalling a process group (every participant
+ * and Codex child runs in its own group so its MCP servers go with it), and waiting for an exit.
+ */
+import type { ChildProcess } from 'node:child_process';
+
+export function isAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Signals the process group led by `pid`, falling back to the process alone. */
+export function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // already gone
+    }
+  }
+}
+
+/** Resolves once `child` has exited (at once if it already has). */
+export function exited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) =>
+    child.once('exit', () => {
+      resolve();
+    }),
+  );
+}
+
+/**
+ * Ends a process group: SIGTERM, then SIGKILL after `graceMs` if the leader is still alive.
+ * Resolves when the leader has exited or the kill was sent.
+ */
+export async function terminateGroup(
+  pid: number,
+  graceMs = 3000,
+  child?: ChildProcess,
+): Promise<void> {
+  signalGroup(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (child ? child.exitCode !== null || child.signalCode !== null : !isAlive(pid)) {
+      // the leader is gone; make sure nothing of its group lingers
+      signalGroup(pid, 'SIGKILL');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  signalGroup(pid, 'SIGKILL');
+}
+
+/** Exit code convention for a child that died of a signal: 128 + signal number. */
+export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): number {
+  if (code !== null) return code;
+  const numbers: Partial<Record<NodeJS.Signals, number>> = {
+    SIGHUP: 1,
+    SIGINT: 2,
+    SIGQUIT: 3,
+    SIGKILL: 9,
+    SIGTERM: 15,
+  };
+  return 128 + (signal !== null ? (numbers[signal] ?? 1) : 1);
+}

@@ -1,0 +1,76 @@
+/**
+ * The data model of a session as stored in `<state>/sessions/<id>/session.json`: the profile and
+ * snapshot it runs, the supervising codex-mmo process, and every Codex process (session root and
+ * participants) with its status. Holds names and paths only, never a credential value.
+ */
+
+export const SESSION_FORMAT = 'codex-mmo-session/1';
+
+export type SessionStatus = 'starting' | 'running' | 'ended' | 'failed' | 'stopped';
+export type ProcessStatus = 'starting' | 'running' | 'idle' | 'ended' | 'failed' | 'stopped';
+
+export interface SessionProcess {
+  /** `root` for the session root process, `<role>-<n>` for a participant. */
+  readonly id: string;
+  readonly role: string;
+  readonly kind: 'root' | 'participant';
+  /** Process that asked for this participant (`root` or a participant id); absent for the root. */
+  readonly owner?: string;
+  readonly pid?: number;
+  /** The process's private Codex home. */
+  readonly home: string;
+  readonly cwd: string;
+  readonly status: ProcessStatus;
+  readonly started: string;
+  readonly ended?: string;
+  readonly exit_code?: number;
+  /** Why the process failed; credential values are masked. */
+  readonly error?: string;
+}
+
+export interface SessionRecord {
+  readonly format: typeof SESSION_FORMAT;
+  readonly id: string;
+  readonly profile: string;
+  readonly snapshot: string;
+  readonly mode: 'run' | 'exec';
+  readonly cwd: string;
+  readonly started: string;
+  readonly ended?: string;
+  readonly status: SessionStatus;
+  /** Codex's exit code once the session root process has ended. */
+  readonly exit_code?: number;
+  /** Why the session failed, when it did. */
+  readonly error?: string;
+  /** The supervising codex-mmo process (it owns the mesh socket and the participants). */
+  readonly pid: number;
+  /** Unix socket the session's `mmo_mesh` servers talk to. */
+  readonly mesh_socket: string;
+  readonly processes: readonly SessionProcess[];
+}
+
+const ACTIVE: ReadonlySet<string> = new Set(['starting', 'running', 'idle']);
+
+export function isActiveStatus(status: string): boolean {
+  return ACTIVE.has(status);
+}
+
+/**
+ * The status to show for a stored record: a session recorded as active whose supervising process
+ * is gone ended without recording it (killed, machine restarted), and so did its processes.
+ */
+export function effectiveRecord(
+  record: SessionRecord,
+  isAlive: (pid: number) => boolean,
+): SessionRecord {
+  if (!isActiveStatus(record.status) || isAlive(record.pid)) return record;
+  return {
+    ...record,
+    status: 'ended',
+    processes: record.processes.map((p) =>
+      isActiveStatus(p.status) && (p.pid === undefined || !isAlive(p.pid))
+        ? { ...p, status: 'ended' }
+        : p,
+    ),
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Everything `run` and `exec` do before Codex starts: compile (or reuse) the profile's snapshot,
+ * load credentials, locate Codex, pick the session id, directory and mesh socket, and prepare the
+ * launch. Returns diagnostics instead of a plan when the session must not start — notably when a
+ * required grant's variable is missing, which is found here, before anything is written.
+ */
+import { tmpdir } from 'node:os';
+
+import { compileProfile } from '../compile/compile-profile.js';
+import type { MeshLaunch } from '../compile/types.js';
+import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { locateCodex } from '../codex/find-codex.js';
+import { configFiles, type Directories, type Environment } from '../paths/directories.js';
+import { loadCredentials } from '../registry/credentials.js';
+import { chooseSocketPath, type LaunchContext } from './launch.js';
+import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
+import { newSessionId } from './session-id.js';
+import { sessionDir } from './session-store.js';
+
+export interface StartSessionRequest {
+  readonly mode: SessionMode;
+  /** Installed pack name or pack directory. */
+  readonly profile: string;
+  readonly prompt?: string;
+  readonly codexArgs: readonly string[];
+  readonly dirs: Directories;
+  readonly env: Environment;
+  readonly home: string;
+  /** Directory a relative pack path is resolved against. */
+  readonly cwd: string;
+  /** Working directory of Codex (defaults to `cwd`). */
+  readonly sessionCwd?: string;
+  /** Command prefix that runs the codex-mmo CLI, for the `mmo_mesh` entries. */
+  readonly cli: MeshLaunch;
+  /** The supervising process id recorded in the session. */
+  readonly pid: number;
+}
+
+export type StartSessionResult =
+  | {
+      readonly ok: true;
+      readonly plan: SessionPlan;
+      readonly context: Omit<LaunchContext, 'stdio' | 'onStderr'>;
+      /** Warnings worth showing (missing variables of optional grants, credential file mode). */
+      readonly diagnostics: readonly Diagnostic[];
+      readonly snapshotCreated: boolean;
+    }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
+  // independent look-ups, done concurrently to keep the launch overhead small
+  const [compiled, credentials, codexBin] = await Promise.all([
+    compileProfile({
+      nameOrPath: request.profile,
+      dirs: request.dirs,
+      cwd: request.cwd,
+      env: request.env,
+    }),
+    loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
+    locateCodex(request.dirs.codexBin, request.env, request.cwd),
+  ]);
+  if (
+    compiled.stored === undefined ||
+    compiled.plan === undefined ||
+    hasErrors(compiled.diagnostics)
+  ) {
+    return { ok: false, diagnostics: compiled.diagnostics };
+  }
+  const diagnostics: Diagnostic[] = [...compiled.diagnostics, ...credentials.diagnostics];
+  if (hasErrors(credentials.diagnostics)) return { ok: false, diagnostics };
+
+  if (codexBin === undefined) {
+    diagnostics.push(
+      diagnostic({
+        code: 'codex-not-found',
+        message: request.dirs.codexBin.includes('/')
+          ? `Codex binary ${request.dirs.codexBin} is not an executable file; pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`
+          : `\`${request.dirs.codexBin}\` is not on PATH; install Codex, or pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`,
+      }),
+    );
+    return { ok: false, diagnostics };
+  }
+
+  const now = new Date();
+  const id = newSessionId(now);
+  const dir = sessionDir(request.dirs.stateDir, id);
+  const plan = prepareSession({
+    mode: request.mode,
+    stored: compiled.stored,
+    plan: compiled.plan,
+    sessionId: id,
+    sessionDir: dir,
+    socketPath: chooseSocketPath(dir, id, tmpdir()),
+    launchEnv: request.env,
+    credentials: credentials.source,
+    home: request.home,
+    cli: request.cli,
+    codexBin,
+    cwd: request.sessionCwd ?? request.cwd,
+    ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
+    codexArgs: request.codexArgs,
+    pid: request.pid,
+    now,
+  });
+  diagnostics.push(...plan.diagnostics);
+  if (hasErrors(plan.diagnostics)) return { ok: false, diagnostics };
+  return {
+    ok: true,
+    plan,
+    context: {
+      stored: compiled.stored,
+      plan: compiled.plan,
+      launchEnv: request.env,
+      credentials: credentials.source,
+      home: request.home,
+      baseCodexHome: request.dirs.baseCodexHome,
+      cli: request.cli,
+    },
+    diagnostics,
+    snapshotCreated: compiled.created,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * `profile install` and `profile list` through the CLI, in-process.
+ */
+import { cp, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+import { runCli } from '../helpers/cli.js';
+import { EXAMPLE_PACK, tmpDir } from '../profile/tmp.js';
+
+async function setup() {
+  const base = await tmpDir();
+  const pack = join(base, 'research');
+  await cp(EXAMPLE_PACK, pack, { recursive: true });
+  const env = { PATH: process.env.PATH, HOME: base, CODEX_MMO_DATA_DIR: join(base, 'data') };
+  return { base, pack, env, run: (args: string[]) => runCli(args, { env, home: base, cwd: base }) };
+}
+
+describe('profile install', () => {
+  it('installs, reports unchanged, refuses different content, replaces with --force', async () => {
+    const t = await setup();
+    const first = await t.run(['profile', 'install', 'research']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('profile research installed at');
+    const installed = join(t.base, 'data', 'profiles', 'research');
+    expect((await stat(join(installed, 'profile.toml'))).mode & 0o777).toBe(0o444);
+
+    const again = await t.run(['profile', 'install', t.pack, '--json']);
+    expect(again.code).toBe(0);
+    expect(again.json()).toMatchObject({
+      ok: true,
+      status: 'unchanged',
+      name: 'research',
+      path: installed,
+      created: false,
+      replaced: false,
+      diagnostics: [],
+    });
+
+    await writeFile(join(t.pack, 'lead.md'), 'Lead differently.\n');
+    const refused = await t.run(['profile', 'install', t.pack]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error[pack-exists]');
+    expect(refused.stdout).toContain('was not installed');
+
+    const forced = await t.run(['profile', 'install', t.pack, '--force', '--json']);
+    expect(forced.code).toBe(0);
+    expect(forced.json()).toMatchObject({ status: 'replaced', created: true, replaced: true });
+  });
+
+  it('refuses an invalid pack with positioned diagnostics and exit 1', async () => {
+    const t = await setup();
+    await writeFile(
+      join(t.pack, 'profile.toml'),
+      'schema_version = 8\nname = "bad"\nroot = "lead"\n[tool_mcp_servers.x]\ncommand = "x"\n',
+    );
+    const r = await t.run(['profile', 'install', t.pack, '--json']);
+    expect(r.code).toBe(1);
+    const out = r.json<{ ok: boolean; diagnostics: { code: string; line?: number }[] }>();
+    expect(out.ok).toBe(false);
+    expect(out.diagnostics.map((d) => d.code)).toContain('pack-defines-servers');
+    expect(out.diagnostics.find((d) => d.code === 'pack-defines-servers')?.line).toBe(4);
+  });
+
+  it('exits 2 on usage errors and prints help', async () => {
+    const t = await setup();
+    expect((await t.run(['profile', 'install'])).code).toBe(2);
+    expect((await t.run(['profile', 'install', 'a', 'b'])).code).toBe(2);
+    expect((await t.run(['profile', 'install', 'a', '--frobnicate'])).code).toBe(2);
+    const help = await t.run(['profile', 'install', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--force');
+  });
+});
+
+describe('profile list', () => {
+  it('lists nothing, then the installed pack, as text and JSON', async () => {
+    const t = await setup();
+    const empty = await t.run(['profile', 'list']);
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toContain('no profile packs installed');
+    expect((await t.run(['profile', 'list', '--json'])).json()).toEqual({ profiles: [] });
+
+    await t.run(['profile', 'install', t.pack]);
+    const text = await t.run(['profile', 'list']);
+    expect(text.stdout).toMatch(/^NAME\s+STATUS\s+ROOT\s+ROLES\s+DESCRIPTION$/m);
+    expect(text.stdout).toMatch(
+      /^research\s+ok\s+lead\s+lead, reviewer, researcher\s+Web research/m,
+    );
+    const json = (await t.run(['profile', 'list', '--json'])).json<{ profiles: unknown[] }>();
+    expect(json.profiles).toMatchObject([
+      {
+        name: 'research',
+        valid: true,
+        root: 'lead',
+        roles: ['lead', 'reviewer', 'researcher'],
+        path: join(t.base, 'data', 'profiles', 'research'),
+      },
+    ]);
+  });
+});

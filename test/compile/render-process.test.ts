@@ -1,0 +1,226 @@
+/**
+ * Rendering of the team fixture, table by table: root config, role files, server grants, mmo_mesh,
+ * sandbox and base settings, for the session root process and a participant process.
+ */
+import { join } from 'node:path';
+import { parse } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+
+import {
+  MESH_SESSION_PLACEHOLDER,
+  renderAll,
+  renderProcess,
+} from '../../src/compile/render-process.js';
+import { CodexMmoError } from '../../src/errors.js';
+import type { TomlTable } from '../../src/toml/parse-toml.js';
+import { FIXTURES, loadFixture, type LoadedFixture } from './load-fixture.js';
+
+const HOME = '/home/operator';
+
+const team = (): Promise<LoadedFixture> =>
+  loadFixture(join(FIXTURES, 'team/config'), join(FIXTURES, 'team/pack'));
+
+function files(
+  fixture: LoadedFixture,
+  process: string,
+  mesh?: { command: string; args: string[] },
+) {
+  const home = renderProcess(fixture.snapshot, fixture.plan, process, {
+    home: HOME,
+    ...(mesh ? { mesh } : {}),
+  });
+  const parsed = new Map<string, TomlTable>();
+  for (const [path, text] of home.files) parsed.set(path, parse(text));
+  return { home, parsed };
+}
+
+function server(table: TomlTable | undefined, id: string): TomlTable {
+  return ((table?.mcp_servers as TomlTable | undefined)?.[id] ?? {}) as TomlTable;
+}
+
+describe('renderProcess: the session root process', () => {
+  it('writes config.toml and one role file per reachable native role', async () => {
+    const { home } = files(await team(), 'lead');
+    expect(home.process).toBe('lead');
+    expect([...home.files.keys()]).toEqual([
+      'config.toml',
+      'agents/reviewer.toml',
+      'agents/scribe.toml',
+    ]);
+  });
+
+  it("carries the root role's instructions, model and sandbox, over the base settings", async () => {
+    const config = files(await team(), 'lead').parsed.get('config.toml')!;
+    expect(config).toMatchObject({
+      model: 'gpt-5.6-sol',
+      approval_policy: 'on-request',
+      model_reasoning_effort: 'medium',
+      shell_environment_policy: { inherit: 'core' },
+      developer_instructions: 'You lead the team.',
+      sandbox_mode: 'workspace-write',
+      sandbox_workspace_write: { network_access: true },
+    });
+  });
+
+  it('declares every reachable native role with its description and role file', async () => {
+    const config = files(await team(), 'lead').parsed.get('config.toml')!;
+    expect(config.agents).toEqual({
+      reviewer: { description: 'Reviews changes', config_file: 'agents/reviewer.toml' },
+      scribe: { description: 'Writes notes', config_file: 'agents/scribe.toml' },
+    });
+  });
+
+  it("lists the union of the process's servers with the root's grants", async () => {
+    const config = files(await team(), 'lead').parsed.get('config.toml')!;
+    expect(Object.keys(config.mcp_servers as TomlTable)).toEqual(['alpha', 'notes', 'mmo_mesh']);
+    expect(server(config, 'alpha')).toEqual({
+      command: `${HOME}/bin/alpha-mcp`,
+      args: ['--stdio'],
+      env: { ALPHA_MODE: 'strict' },
+      env_vars: ['ALPHA_TOKEN'],
+      cwd: `${HOME}/work`,
+      enabled: true,
+      required: true,
+      enabled_tools: ['read', 'write', 'delete'],
+      disabled_tools: ['write', 'delete'],
+      default_tools_approval_mode: 'writes',
+      startup_timeout_sec: 45,
+      tool_timeout_sec: 90,
+      supports_parallel_tool_calls: false,
+      tools: { delete: { approval_mode: 'prompt' } },
+    });
+    // granted to a native role only: present with its transport, disabled for the root
+    expect(server(config, 'notes')).toEqual({
+      command: 'notes-mcp',
+      enabled: false,
+      required: false,
+      enabled_tools: ['list', 'add'],
+      disabled_tools: ['list', 'add'],
+      default_tools_approval_mode: 'approve',
+    });
+  });
+
+  it('restates every server completely in each role file with that role’s grants', async () => {
+    const { parsed } = files(await team(), 'lead');
+    const reviewer = parsed.get('agents/reviewer.toml')!;
+    expect(reviewer).toMatchObject({
+      name: 'reviewer',
+      description: 'Reviews changes',
+      developer_instructions: 'You review changes.\nSay "LGTM" only when it is.\n',
+      sandbox_mode: 'read-only',
+    });
+    expect(reviewer.model).toBeUndefined();
+    expect(reviewer.sandbox_workspace_write).toBeUndefined();
+    expect(server(reviewer, 'alpha')).toMatchObject({
+      command: `${HOME}/bin/alpha-mcp`,
+      enabled: true,
+      required: false,
+      enabled_tools: ['read', 'write', 'delete'],
+      disabled_tools: [],
+    });
+    expect(server(reviewer, 'notes')).toMatchObject({
+      command: 'notes-mcp',
+      enabled: true,
+      required: true,
+      disabled_tools: [],
+    });
+    const scribe = parsed.get('agents/scribe.toml')!;
+    expect(server(scribe, 'alpha')).toMatchObject({
+      command: `${HOME}/bin/alpha-mcp`,
+      enabled: false,
+      required: false,
+      disabled_tools: ['read', 'write', 'delete'],
+    });
+    expect(server(scribe, 'notes')).toMatchObject({ enabled: true, disabled_tools: ['list'] });
+    for (const file of [reviewer, scribe]) {
+      expect(Object.keys(file.mcp_servers as TomlTable)).toEqual(['alpha', 'notes', 'mmo_mesh']);
+    }
+  });
+
+  it('renders mmo_mesh with a marked placeholder, enabled only for roles with spawn/control', async () => {
+    const { parsed } = files(await team(), 'lead');
+    const mesh = server(parsed.get('config.toml'), 'mmo_mesh');
+    expect(mesh).toEqual({
+      command: 'codex-mmo',
+      args: ['mesh', 'serve', '--session', MESH_SESSION_PLACEHOLDER, '--process', 'lead'],
+      env_vars: [],
+      enabled: true,
+      required: true,
+      default_tools_approval_mode: 'approve',
+      startup_timeout_sec: 60,
+      // researcher's lifecycle wait (1200 s floor) plus 60 s protocol overhead
+      tool_timeout_sec: 1260,
+    });
+    expect(server(parsed.get('agents/reviewer.toml'), 'mmo_mesh')).toMatchObject({
+      command: 'codex-mmo',
+      enabled: false,
+      required: false,
+    });
+  });
+
+  it('uses the launch command for mmo_mesh when one is given', async () => {
+    const mesh = {
+      command: '/opt/codex-mmo/bin/codex-mmo',
+      args: ['mesh', 'serve', '--session', '/s/1'],
+    };
+    const { parsed } = files(await team(), 'lead', mesh);
+    expect(server(parsed.get('config.toml'), 'mmo_mesh')).toMatchObject(mesh);
+    expect(server(parsed.get('agents/scribe.toml'), 'mmo_mesh')).toMatchObject(mesh);
+  });
+});
+
+describe('renderProcess: a participant process', () => {
+  it('renders its own root, servers and base settings, without mesh or roles', async () => {
+    const { home, parsed } = files(await team(), 'researcher');
+    expect([...home.files.keys()]).toEqual(['config.toml']);
+    const config = parsed.get('config.toml')!;
+    expect(config).toMatchObject({
+      model: 'gpt-5.6-terra',
+      approval_policy: 'on-request',
+      developer_instructions: 'You research.',
+      sandbox_mode: 'danger-full-access',
+    });
+    expect(config.agents).toBeUndefined();
+    expect(config.sandbox_workspace_write).toBeUndefined();
+    expect(Object.keys(config.mcp_servers as TomlTable)).toEqual(['web']);
+    expect(server(config, 'web')).toEqual({
+      url: 'https://mcp.example.invalid/web',
+      bearer_token_env_var: 'WEB_API_KEY',
+      http_headers: { 'X-Client': 'codex-mmo' },
+      env_http_headers: { 'X-Workspace': 'WEB_WORKSPACE' },
+      enabled: true,
+      required: true,
+      enabled_tools: ['search', 'fetch'],
+      disabled_tools: ['fetch'],
+      default_tools_approval_mode: 'auto',
+      tool_timeout_sec: 30,
+    });
+  });
+});
+
+describe('renderAll', () => {
+  it('renders every process, session root first', async () => {
+    const fixture = await team();
+    expect(renderAll(fixture.snapshot, fixture.plan, { home: HOME }).map((h) => h.process)).toEqual(
+      ['lead', 'researcher'],
+    );
+  });
+
+  it('is deterministic and pure: the same snapshot renders the same bytes', async () => {
+    const a = await team();
+    const b = await team();
+    const text = (f: LoadedFixture) =>
+      renderAll(f.snapshot, f.plan, { home: HOME }).map((h) => [...h.files]);
+    expect(text(a)).toEqual(text(b));
+  });
+
+  it('refuses a process the plan does not have', async () => {
+    const fixture = await team();
+    expect(() => renderProcess(fixture.snapshot, fixture.plan, 'scribe', { home: HOME })).toThrow(
+      CodexMmoError,
+    );
+    expect(() => renderProcess(fixture.snapshot, fixture.plan, 'nobody', { home: HOME })).toThrow(
+      /no process rooted at role 'nobody'; processes: lead, researcher/,
+    );
+  });
+});

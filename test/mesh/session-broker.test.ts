@@ -1,0 +1,335 @@
+/**
+ * The session broker with real participants (`codex app-server` against a scripted model):
+ * grant checks before anything starts, the send/wait cycle with queued messages, control reaching
+ * participants another process started, a crashed participant reported as failed, a failing
+ * required server and a lifecycle wait that runs out, and cleanup when a caller's mesh connection
+ * closes or the session ends.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
+import { compileProfile } from '../../src/compile/compile-profile.js';
+import { renderProcess } from '../../src/compile/render-process.js';
+import { BrokerClient } from '../../src/mesh/broker-client.js';
+import { defaultCliLaunch } from '../../src/mesh/mesh-command.js';
+import { MeshError, type MeshBackend } from '../../src/mesh/mesh-protocol.js';
+import { Participant } from '../../src/mesh/participant.js';
+import { SessionBroker } from '../../src/mesh/session-broker.js';
+import { resolveDirectories } from '../../src/paths/directories.js';
+import { credentialSourceFrom } from '../../src/registry/credentials.js';
+import { writeProcessHome } from '../../src/session/codex-home.js';
+import { isAlive } from '../../src/session/process-control.js';
+import { processEnvironment } from '../../src/session/process-env.js';
+import type { ResolvedPlan } from '../../src/profile/types.js';
+import type { StoredSnapshot } from '../../src/snapshot/types.js';
+import { CODEX, ECHO_SERVER, makeWorld, requireBuild, type World } from '../session/world.js';
+
+const SLOW_CANARY = 'slow-canary-6f6f6f';
+
+const PROFILE = `
+name = "brokertest"
+root = "lead"
+
+[agents.lead]
+description = "lead"
+instructions = "ROLE-LEAD"
+spawn = ["worker", "sleeper", "helper", "fragile"]
+control = ["worker", "sleeper", "helper"]
+
+[agents.worker]
+description = "worker"
+instructions = "ROLE-WORKER"
+control = ["helper"]
+
+[agents.sleeper]
+description = "sleeper"
+instructions = "ROLE-SLEEPER"
+spawn = ["slow"]
+
+[agents.helper]
+description = "helper"
+instructions = "ROLE-HELPER"
+
+[agents.fragile]
+description = "fragile"
+instructions = "ROLE-FRAGILE"
+
+[agents.fragile.tool_mcp_servers.broken]
+
+[agents.slow]
+description = "slow"
+instructions = "ROLE-SLOW"
+
+[agents.slow.tool_mcp_servers.slow]
+`;
+
+const REGISTRY = `
+[tool_mcp_servers.broken]
+transport = "stdio"
+command = ${JSON.stringify(process.execPath)}
+args = [${JSON.stringify(ECHO_SERVER)}, "--fail"]
+enabled_tools = ["echo"]
+default_tools_approval_mode = "approve"
+
+[tool_mcp_servers.slow]
+transport = "stdio"
+command = ${JSON.stringify(process.execPath)}
+args = [${JSON.stringify(ECHO_SERVER)}, "--delay-ms", "20000"]
+env_vars = ["SLOW_CRED"]
+enabled_tools = ["echo"]
+default_tools_approval_mode = "approve"
+`;
+
+let model: ScriptedModel;
+let world: World;
+let stored: StoredSnapshot;
+let plan: ResolvedPlan;
+let broker: SessionBroker;
+let lead: MeshBackend;
+let sessionDir: string;
+const releases: (() => void)[] = [];
+
+function role(request: { developerTexts: string[] }, name: string): boolean {
+  return request.developerTexts.some((t) => t.includes(`ROLE-${name}`));
+}
+
+beforeAll(async () => {
+  requireBuild();
+  model = await startScriptedModel((request) => {
+    if (role(request, 'SLEEPER')) {
+      return new Promise((resolve) =>
+        releases.push(() => {
+          resolve([{ type: 'message', text: 'late' }]);
+        }),
+      );
+    }
+    const said = request.userTexts.at(-1) ?? '';
+    return [
+      { type: 'message', text: `${role(request, 'HELPER') ? 'HELPER' : 'WORKER'} SAYS ${said}` },
+    ];
+  });
+  world = await makeWorld({ registry: REGISTRY, profile: PROFILE, modelUrl: model.baseUrl });
+  const dirs = resolveDirectories(world.env, world.home, {
+    configDir: world.configDir,
+    dataDir: world.dataDir,
+    stateDir: world.stateDir,
+  });
+  const compiled = await compileProfile({ nameOrPath: world.packDir, dirs, cwd: world.root });
+  if (compiled.stored === undefined || compiled.plan === undefined) {
+    throw new Error(JSON.stringify(compiled.diagnostics));
+  }
+  stored = compiled.stored;
+  plan = compiled.plan;
+  sessionDir = join(world.stateDir, 'sessions', 's');
+  await mkdir(join(sessionDir, 'logs'), { recursive: true });
+  broker = await SessionBroker.start({
+    sessionId: 's',
+    sessionDir,
+    socketPath: join(world.root, 'mesh.sock'),
+    snapshot: stored.snapshot,
+    plan,
+    launchEnv: world.env,
+    credentials: credentialSourceFrom(
+      { SLOW_CRED: SLOW_CANARY },
+      world.env,
+      join(world.configDir, 'credentials.env'),
+      true,
+    ),
+    home: world.home,
+    baseCodexHome: world.baseCodexHome,
+    codexBin: CODEX,
+    cli: defaultCliLaunch(),
+    defaultCwd: world.workDir,
+  });
+  lead = broker.backendFor({ process: 'lead', participant: 'root' });
+});
+
+afterAll(async () => {
+  for (const release of releases) release();
+  await broker.close();
+  await model.close();
+});
+
+async function refusal(call: Promise<unknown>): Promise<MeshError> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(MeshError);
+  return error as MeshError;
+}
+
+describe('session broker', () => {
+  it('refuses ungranted and unknown roles before starting anything', async () => {
+    const a = await refusal(lead.spawn({ role: 'slow', task: 't' }));
+    expect(a.code).toBe('refused');
+    expect(a.message).toBe(
+      "role 'lead' may not spawn role 'slow': its spawn grant allows worker, sleeper, helper, fragile",
+    );
+    const b = await refusal(lead.spawn({ role: 'ghost', task: 't' }));
+    expect(b.message).toContain("unknown role 'ghost'");
+    const c = await refusal(lead.spawn({ role: 'worker', task: 't', cwd: 'relative/dir' }));
+    expect(c.code).toBe('invalid');
+    expect(broker.list()).toEqual([]);
+    expect(() => broker.backendFor({ process: 'worker', participant: 'root' })).toThrow(
+      /runs role 'lead'/,
+    );
+  });
+
+  it('runs the send and wait cycle, queueing a message sent mid-turn', async () => {
+    const spawned = await lead.spawn({ role: 'worker', task: 'first task' });
+    expect(spawned).toMatchObject({ participant: 'worker-1', role: 'worker', owner: 'root' });
+    expect(spawned.pid).toBeGreaterThan(0);
+    const first = await lead.wait('worker-1', 60);
+    expect(first).toMatchObject({
+      status: 'idle',
+      timed_out: false,
+      final_message: 'WORKER SAYS first task',
+    });
+
+    expect((await lead.send('worker-1', 'second')).delivered).toBe('turn');
+    expect((await lead.send('worker-1', 'third')).delivered).toBe('queued');
+    const second = await lead.wait('worker-1', 60);
+    // the queued message ran as its own turn once the current one finished; wait covered both
+    expect(second.final_message).toBe('WORKER SAYS third');
+    expect(model.requests.filter((r) => r.userTexts.at(-1) === 'second')).toHaveLength(1);
+  }, 60_000);
+
+  it('lets control reach participants started by another process of the session', async () => {
+    await lead.spawn({ role: 'helper', task: 'help' });
+    const worker = broker.backendFor({ process: 'worker', participant: 'worker-1' });
+    expect((await worker.wait('helper-2', 60)).final_message).toBe('HELPER SAYS help');
+    expect((await worker.list()).participants.map((p) => p.participant)).toEqual(['helper-2']);
+    const refused = await refusal(worker.stop('worker-1'));
+    expect(refused.message).toBe(
+      "role 'worker' may not stop role 'worker': its control grant allows helper",
+    );
+    const missing = await refusal(worker.wait('nobody-9'));
+    expect(missing.code).toBe('not-found');
+    const stopped = await worker.stop('helper-2');
+    expect(stopped.status).toBe('stopped');
+    expect(isAlive(stopped.pid ?? 0)).toBe(false);
+  }, 60_000);
+
+  it('reports a crashed participant as failed', async () => {
+    const sleeper = await lead.spawn({ role: 'sleeper', task: 'sleep' });
+    const timedOut = await lead.wait(sleeper.participant, 0.3);
+    expect(timedOut).toMatchObject({ status: 'running', timed_out: true });
+    process.kill(-(sleeper.pid ?? 0), 'SIGKILL');
+    const crashed = await lead.wait(sleeper.participant, 30);
+    expect(crashed.status).toBe('failed');
+    expect(crashed.error).toMatch(/exited unexpectedly \(SIGKILL\)/);
+    await refusal(lead.send(sleeper.participant, 'are you there'));
+  }, 60_000);
+
+  it('fails a spawn whose required server cannot start, naming the server', async () => {
+    const error = await refusal(lead.spawn({ role: 'fragile', task: 't' }));
+    expect(error.code).toBe('failed');
+    expect(error.message).toMatch(/required MCP servers failed to initialize: broken/);
+    const fragile = broker.list().find((p) => p.role === 'fragile');
+    expect(fragile?.status).toBe('failed');
+    expect(isAlive(fragile?.pid ?? 0)).toBe(false);
+  }, 60_000);
+
+  it('abandons a participant whose MCP startup outlasts its lifecycle wait', async () => {
+    const process = plan.processes.find((p) => p.root === 'slow');
+    if (process === undefined) throw new Error('no slow process');
+    const home = join(sessionDir, 'homes', 'slow-x');
+    await writeProcessHome(
+      renderProcess(stored.snapshot, plan, 'slow', { home: world.home }),
+      home,
+      world.baseCodexHome,
+    );
+    const credentials = credentialSourceFrom(
+      { SLOW_CRED: SLOW_CANARY },
+      {},
+      'credentials.env',
+      true,
+    );
+    const environment = processEnvironment(
+      plan,
+      process,
+      stored.snapshot.base,
+      world.env,
+      credentials,
+      home,
+    );
+    const { participant, ready } = Participant.launch({
+      id: 'slow-x',
+      role: 'slow',
+      owner: 'root',
+      task: 't',
+      cwd: world.workDir,
+      home,
+      env: environment.env,
+      codexBin: CODEX,
+      lifecycleWaitSec: 2,
+      secrets: [SLOW_CANARY],
+    });
+    await expect(ready).rejects.toThrow(
+      'MCP startup of participant slow-x (role slow) was not ready within its lifecycle wait of 2 s; the participant was abandoned',
+    );
+    expect(participant.status).toBe('failed');
+    expect(participant.error).not.toContain(SLOW_CANARY);
+    expect(isAlive(participant.pid ?? 0)).toBe(false);
+  }, 60_000);
+
+  it("stops a caller's participants when its last mesh connection closes", async () => {
+    const { client } = await BrokerClient.connect(broker.socketPath, {
+      process: 'lead',
+      participant: 'root',
+    });
+    // a second connection of the same caller keeps its participants alive while it lasts
+    const { client: other } = await BrokerClient.connect(broker.socketPath, {
+      process: 'lead',
+      participant: 'root',
+    });
+    const spawned = await client.spawn({ role: 'helper', task: 'over the socket' });
+    expect((await client.wait(spawned.participant, 60)).final_message).toBe(
+      'HELPER SAYS over the socket',
+    );
+    const workerPid = broker.list().find((p) => p.participant === 'worker-1')?.pid ?? 0;
+    client.close();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(isAlive(spawned.pid ?? 0)).toBe(true);
+    other.close();
+    const deadline = Date.now() + 10_000;
+    while ((isAlive(spawned.pid ?? 0) || isAlive(workerPid)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // everything the root process owned goes: the helper and the earlier worker
+    expect(isAlive(spawned.pid ?? 0)).toBe(false);
+    expect(isAlive(workerPid)).toBe(false);
+    const statuses = new Map(broker.list().map((p) => [p.participant, p.status]));
+    expect(statuses.get(spawned.participant)).toBe('stopped');
+    expect(statuses.get('worker-1')).toBe('stopped');
+  }, 60_000);
+
+  it('stops every participant when the session ends', async () => {
+    const second = await SessionBroker.start({
+      sessionId: 's2',
+      sessionDir,
+      socketPath: join(world.root, 'mesh2.sock'),
+      snapshot: stored.snapshot,
+      plan,
+      launchEnv: world.env,
+      credentials: credentialSourceFrom({}, {}, 'credentials.env', false),
+      home: world.home,
+      baseCodexHome: world.baseCodexHome,
+      codexBin: CODEX,
+      cli: defaultCliLaunch(),
+      defaultCwd: world.workDir,
+    });
+    const backend = second.backendFor({ process: 'lead', participant: 'root' });
+    const spawned = await backend.spawn({ role: 'sleeper', task: 'sleep' });
+    expect(isAlive(spawned.pid ?? 0)).toBe(true);
+    await second.close();
+    expect(isAlive(spawned.pid ?? 0)).toBe(false);
+    expect(second.list().map((p) => p.status)).toEqual(['stopped']);
+    const late = await refusal(backend.spawn({ role: 'worker', task: 'too late' }));
+    expect(late.code).toBe('unavailable');
+  }, 60_000);
+});

@@ -1,0 +1,151 @@
+/**
+ * Loading packs from disk: defaults, instruction files (inside the pack only, symlinks resolved),
+ * and the problems of a missing directory or profile.toml.
+ */
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+import { loadPack } from '../../src/profile/load-pack.js';
+import { EXAMPLE_PACK, tmpDir } from './tmp.js';
+
+const MINIMAL = `schema_version = 8
+name = "mini"
+root = "lead"
+
+[agents.lead]
+description = "Lead"
+instructions_file = "prompts/lead.md"
+`;
+
+async function packWith(files: Record<string, string>): Promise<string> {
+  const dir = await tmpDir();
+  for (const [rel, text] of Object.entries(files)) {
+    await mkdir(join(dir, rel, '..'), { recursive: true });
+    await writeFile(join(dir, rel), text);
+  }
+  return dir;
+}
+
+describe('loadPack', () => {
+  it('loads the example pack with its instruction files and defaults', async () => {
+    const { pack, diagnostics, files } = await loadPack(EXAMPLE_PACK);
+    expect(diagnostics).toEqual([]);
+    expect(files).toEqual(['lead.md', 'profile.toml', 'researcher.md', 'reviewer.md']);
+    expect(pack).toBeDefined();
+    expect(pack!.name).toBe('research');
+    expect(pack!.root).toBe('lead');
+    expect(Object.keys(pack!.agents)).toEqual(['lead', 'reviewer', 'researcher']);
+    const lead = pack!.agents.lead!;
+    expect(lead.instructions_file).toBe('lead.md');
+    expect(lead.instructions).toContain('You lead a small research team');
+    expect(lead.permissions).toBe('workspace-write');
+    expect(lead.native_agents).toEqual(['reviewer']);
+    expect(lead.spawn).toEqual(['researcher']);
+    expect(lead.grants.everything).toEqual({
+      server: 'everything',
+      required: true,
+      enabled_tools: ['echo', 'get-sum'],
+    });
+    const reviewer = pack!.agents.reviewer!;
+    expect(reviewer.permissions).toBe('read-only');
+    expect(reviewer.network_access).toBe(false);
+    expect(reviewer.spawn).toEqual([]);
+    expect(pack!.agents.researcher!.grants.research).toEqual({
+      server: 'research',
+      required: false,
+      enabled_tools: ['echo', 'get-resource-links'],
+    });
+  });
+
+  it('accepts inline instructions, a model, a grant without enabled_tools and native cycles', async () => {
+    const dir = await packWith({
+      'profile.toml': `schema_version = 8
+name = "cyc"
+root = "a"
+
+[agents.a]
+description = "A"
+instructions = "Do A."
+model = "gpt-5.6-sol"
+native_agents = ["b"]
+
+[agents.a.tool_mcp_servers.web]
+
+[agents.b]
+description = "B"
+instructions = "Do B."
+native_agents = ["a", "b"]
+`,
+    });
+    const { pack, diagnostics } = await loadPack(dir);
+    expect(diagnostics).toEqual([]);
+    expect(pack!.agents.a).toMatchObject({ model: 'gpt-5.6-sol', instructions: 'Do A.' });
+    expect(pack!.agents.a!.instructions_file).toBeUndefined();
+    expect(pack!.agents.a!.grants.web).toEqual({ server: 'web', required: true });
+    expect(pack!.description).toBeUndefined();
+  });
+
+  it('follows a symbolic link that stays inside the pack', async () => {
+    const dir = await packWith({ 'profile.toml': MINIMAL, 'shared/lead.md': 'Lead well.' });
+    await mkdir(join(dir, 'prompts'));
+    await symlink('../shared/lead.md', join(dir, 'prompts', 'lead.md'));
+    const { pack, diagnostics } = await loadPack(dir);
+    expect(diagnostics).toEqual([]);
+    expect(pack!.agents.lead!.instructions).toBe('Lead well.');
+  });
+
+  it('rejects a symbolic link that leads outside the pack', async () => {
+    const outside = await packWith({ 'secret.md': 'outside text' });
+    const dir = await packWith({ 'profile.toml': MINIMAL });
+    await mkdir(join(dir, 'prompts'));
+    await symlink(join(outside, 'secret.md'), join(dir, 'prompts', 'lead.md'));
+    const { pack, diagnostics } = await loadPack(dir);
+    expect(pack).toBeUndefined();
+    expect(diagnostics).toMatchObject([
+      {
+        code: 'instructions-file-outside-pack',
+        file: join(dir, 'profile.toml'),
+        line: 7,
+        column: 1,
+        path: 'agents.lead.instructions_file',
+      },
+    ]);
+    expect(JSON.stringify(diagnostics)).not.toContain('outside text');
+  });
+
+  it('rejects a symlinked directory that leads outside the pack', async () => {
+    const outside = await packWith({ 'lead.md': 'outside' });
+    const dir = await packWith({ 'profile.toml': MINIMAL });
+    await symlink(outside, join(dir, 'prompts'));
+    const { diagnostics } = await loadPack(dir);
+    expect(diagnostics.map((d) => d.code)).toEqual(['instructions-file-outside-pack']);
+  });
+
+  it('rejects an instruction path that is a directory', async () => {
+    const dir = await packWith({ 'profile.toml': MINIMAL, 'prompts/lead.md/x': 'x' });
+    const { diagnostics } = await loadPack(dir);
+    expect(diagnostics.map((d) => d.code)).toEqual(['instructions-file-not-found']);
+  });
+
+  it('reports an instruction file that is not UTF-8 at its own position', async () => {
+    const dir = await packWith({ 'profile.toml': MINIMAL });
+    await mkdir(join(dir, 'prompts'));
+    await writeFile(join(dir, 'prompts', 'lead.md'), Buffer.from([0x6f, 0x6b, 0x0a, 0xc3, 0x28]));
+    const { diagnostics } = await loadPack(dir);
+    expect(diagnostics).toMatchObject([
+      { code: 'invalid-utf8', file: join(dir, 'prompts', 'lead.md'), line: 2 },
+    ]);
+  });
+
+  it('reports a missing directory and a directory without profile.toml', async () => {
+    const dir = await tmpDir();
+    expect((await loadPack(join(dir, 'nope'))).diagnostics.map((d) => d.code)).toEqual([
+      'pack-not-found',
+    ]);
+    const empty = await loadPack(dir);
+    expect(empty.pack).toBeUndefined();
+    expect(empty.diagnostics[0]!.code).toBe('pack-not-found');
+    expect(empty.diagnostics[0]!.message).toContain('profile.toml');
+  });
+});

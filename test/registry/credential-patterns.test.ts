@@ -1,0 +1,160 @@
+/**
+ * Which names and values count as credentials: every documented pattern matches, and ordinary
+ * configuration names and values do not.
+ */
+import { describe, expect, it } from 'vitest';
+
+import {
+  isCredentialName,
+  isCredentialQueryName,
+  isCredentialValue,
+} from '../../src/registry/credential-patterns.js';
+
+describe('isCredentialName', () => {
+  it.each([
+    'GITHUB_TOKEN',
+    'github_token',
+    'SearchAuthToken',
+    'CLIENT_SECRET',
+    'DB_PASSWORD',
+    'db_passwd',
+    'GPG_PASSPHRASE',
+    'OPENAI_API_KEY',
+    'MY_APIKEY',
+    'SSH_PRIVATE_KEY',
+    'GCP_CREDENTIALS',
+    'AWS_SECRET_ACCESS_KEY',
+    'AWS_ACCESS_KEY_ID',
+    'STRIPE_KEY',
+    'DB_PASS',
+    'GITHUB_PAT',
+    'Authorization',
+    'authorization',
+    'Proxy-Authorization',
+    'Cookie',
+    'Set-Cookie',
+    'X-Api-Key',
+    'x-api-key',
+    'X-Auth-Token',
+    'X-Auth',
+    'Ocp-Apim-Subscription-Key',
+  ])('%s is a credential name', (name) => {
+    expect(isCredentialName(name)).toBe(true);
+  });
+
+  it.each([
+    'LOG_LEVEL',
+    'HOME',
+    'PATH',
+    'PWD',
+    'LANG',
+    'HTTPS_PROXY',
+    'AUTHOR_NAME',
+    'KEYBOARD_LAYOUT',
+    'SSH_KEY_PATH',
+    'MONKEY',
+    'Accept-Language',
+    'X-Request-Source',
+    'Content-Type',
+    'PASSTHROUGH',
+    'COMPATIBILITY',
+  ])('%s is not a credential name', (name) => {
+    expect(isCredentialName(name)).toBe(false);
+  });
+});
+
+describe('isCredentialQueryName', () => {
+  it.each([
+    'token',
+    'access_token',
+    'key',
+    'api_key',
+    'apikey',
+    'api-key',
+    'secret',
+    'client_secret',
+    'password',
+    'sig',
+    'signature',
+    'auth',
+    'X-Amz-Signature',
+    'X-Amz-Credential',
+    'X-Amz-Security-Token',
+    'jwt',
+  ])('%s is a credential query parameter', (name) => {
+    expect(isCredentialQueryName(name)).toBe(true);
+  });
+
+  it.each(['q', 'format', 'region', 'page', 'limit', 'lang', 'keyword'])(
+    '%s is not a credential query parameter',
+    (name) => {
+      expect(isCredentialQueryName(name)).toBe(false);
+    },
+  );
+});
+
+describe('isCredentialValue', () => {
+  it.each([
+    ['OpenAI', 'sk-proj-AbCdEfGhIjKlMnOpQrStUv'],
+    ['OpenAI legacy', 'sk-abcdefghijklmnopqrstuvwxyz012345'],
+    ['Anthropic', 'sk-ant-api03-abcdefghijklmnopqrstuvwxyz'],
+    ['Stripe', 'sk_live_abcdefghijklmnop1234'],
+    ['GitHub ghp', 'ghp_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['GitHub gho', 'gho_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['GitHub ghu', 'ghu_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['GitHub ghs', 'ghs_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['GitHub ghr', 'ghr_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['GitHub fine-grained', 'github_pat_11ABCDEFG0123456789_abcdefghijklmnop'],
+    ['Slack bot', 'xoxb-123456789012-abcdefghijkl'],
+    ['Slack user', 'xoxp-1234567890-abcdefghij'],
+    ['Slack app', 'xoxa-2-abcdefghijkl'],
+    ['Slack refresh', 'xoxr-abcdefghijkl'],
+    ['Slack legacy', 'xoxs-abcdefghijkl'],
+    ['AWS access key', 'AKIAIOSFODNN7EXAMPLE'],
+    ['AWS session key', 'ASIAIOSFODNN7EXAMPLE'],
+    ['JWT', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.c2lnbmF0dXJl'],
+    ['Bearer header', 'Bearer abcdef123456'],
+    ['bearer lowercase', 'bearer abcdef123456'],
+    ['Basic header', 'Basic dXNlcjpwYXNzd29yZA=='],
+    ['GitLab', 'glpat-abcdefghijklmnopqrst'],
+    ['Google', 'AIzaSyA-abcdefghijklmnopqrstuvwxyz12345'],
+    ['npm', 'npm_abcdefghijklmnopqrstuvwxyz0123456789'],
+    ['Hugging Face', 'hf_abcdefghijklmnopqrstuvwxyzABCDEFGH'],
+    ['PEM RSA', '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----'],
+    ['PEM PKCS8', '-----BEGIN PRIVATE KEY-----'],
+    ['PEM OpenSSH', '-----BEGIN OPENSSH PRIVATE KEY-----'],
+    ['embedded', '--token=ghp_abcdefghijklmnopqrstuvwxyz0123456789'],
+  ])('%s looks like a credential', (_label, value) => {
+    expect(isCredentialValue(value)).toBe(true);
+  });
+
+  it.each([
+    '',
+    'info',
+    'C.UTF-8',
+    '/usr/local/bin/server',
+    'task-management-server-abcdefgh',
+    'disk-usage-report-generator',
+    'https://mcp.example.invalid/',
+    'Basic',
+    'Basic usage',
+    'ghp_short',
+    'AKIA',
+    'eyJ',
+    '-----BEGIN PUBLIC KEY-----',
+    '-----BEGIN CERTIFICATE-----',
+    'sk-short',
+    'risk-assessment-tool-v2-final',
+  ])('%j is an ordinary value', (value) => {
+    expect(isCredentialValue(value)).toBe(false);
+  });
+
+  it('stays fast on a long value (no catastrophic backtracking)', () => {
+    const long = `${'a-'.repeat(1_000_000)}x`;
+    const started = performance.now();
+    expect(isCredentialValue(long)).toBe(false);
+    expect(isCredentialValue(`eyJ${'a'.repeat(1_000_000)}`)).toBe(false);
+    expect(isCredentialValue(`Bearer ${' '.repeat(100_000)}`)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});

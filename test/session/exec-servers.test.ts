@@ -1,0 +1,152 @@
+/**
+ * `codex-mmo exec` against real servers that fail or authenticate: a required server that cannot
+ * start fails the session with a clear message, a non-required one does not; a Streamable HTTP
+ * server of our own sees the bearer token and `env_http_headers` values from credentials.env.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
+import { startHttpMcpServer, type HttpMcpServer } from './http-mcp-server.js';
+import { ECHO_SERVER, makeWorld, requireBuild, runCliProcess, type World } from './world.js';
+
+const TOKEN_CANARY = 'web-token-canary-4d4d';
+const WORKSPACE_CANARY = 'workspace-canary-5e5e';
+
+let model: ScriptedModel;
+let http: HttpMcpServer;
+let world: World;
+
+async function pack(name: string, grant: string): Promise<string> {
+  const dir = join(world.root, `pack-${name}`);
+  await mkdir(dir, { recursive: true });
+  await writeFile(
+    join(dir, 'profile.toml'),
+    `schema_version = 8
+name = "${name}"
+root = "main"
+
+[agents.main]
+description = "main"
+instructions = "ROLE-MAIN"
+
+${grant}
+`,
+  );
+  return dir;
+}
+
+async function sessionRecord(output: string): Promise<Record<string, unknown>> {
+  const id = /session (\d{8}T\d{9}Z-[0-9a-f]{8})/.exec(output)?.[1];
+  if (id === undefined) throw new Error(`no session id in: ${output}`);
+  const shown = await runCliProcess(
+    ['session', 'show', id, '--json', ...world.dirArgs],
+    world.env,
+    world.workDir,
+  );
+  return JSON.parse(shown.stdout) as Record<string, unknown>;
+}
+
+beforeAll(async () => {
+  requireBuild();
+  http = await startHttpMcpServer();
+  model = await startScriptedModel((request) => {
+    const web = request.offeredTools.mcp.web;
+    if (web !== undefined && !request.hasToolOutput) {
+      return [
+        { type: 'function_call', namespace: 'mcp__web', name: 'note', arguments: { text: 'hi' } },
+      ];
+    }
+    return [{ type: 'message', text: `MAIN-DONE ${request.toolOutputs.at(-1)?.output ?? ''}` }];
+  });
+  world = await makeWorld({
+    registry: `
+[tool_mcp_servers.broken]
+transport = "stdio"
+command = ${JSON.stringify(process.execPath)}
+args = [${JSON.stringify(ECHO_SERVER)}, "--fail"]
+enabled_tools = ["echo"]
+default_tools_approval_mode = "approve"
+
+[tool_mcp_servers.web]
+transport = "streamable_http"
+url = "${http.url}"
+bearer_token_env_var = "WEB_TOKEN"
+enabled_tools = ["note"]
+default_tools_approval_mode = "approve"
+
+[tool_mcp_servers.web.http_headers]
+X-Client = "codex-mmo-test"
+
+[tool_mcp_servers.web.env_http_headers]
+X-Workspace = "WEB_WORKSPACE"
+`,
+    profile: 'name = "unused"\nroot = "x"\n[agents.x]\ndescription = "x"\ninstructions = "x"\n',
+    modelUrl: model.baseUrl,
+    credentials: `WEB_TOKEN=${TOKEN_CANARY}\nWEB_WORKSPACE=${WORKSPACE_CANARY}\n`,
+  });
+});
+
+afterAll(async () => {
+  await model.close();
+  await http.close();
+});
+
+describe('exec: server startup policy', () => {
+  it('fails the session with a clear message when a required server cannot start', async () => {
+    const dir = await pack(
+      'needs-broken',
+      '[agents.main.tool_mcp_servers.broken]\nrequired = true',
+    );
+    const result = await runCliProcess(
+      ['exec', dir, 'go', ...world.dirArgs],
+      world.env,
+      world.workDir,
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/required MCP servers failed to initialize: broken/);
+    expect(result.stderr).toMatch(/codex-mmo: session \S+ failed: .*broken/);
+    const record = await sessionRecord(result.stderr);
+    expect(record).toMatchObject({ status: 'failed', exit_code: 1 });
+    expect(String(record.error)).toContain('broken');
+  }, 60_000);
+
+  it('goes on when a server that is not required cannot start', async () => {
+    const dir = await pack(
+      'optional-broken',
+      '[agents.main.tool_mcp_servers.broken]\nrequired = false',
+    );
+    const result = await runCliProcess(
+      ['exec', dir, 'go', ...world.dirArgs],
+      world.env,
+      world.workDir,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('MAIN-DONE');
+    expect(await sessionRecord(result.stderr)).toMatchObject({ status: 'ended', exit_code: 0 });
+  }, 60_000);
+});
+
+describe('exec: streamable HTTP authentication', () => {
+  it('sends the bearer token and env_http_headers values from credentials.env', async () => {
+    const dir = await pack('web-user', '[agents.main.tool_mcp_servers.web]');
+    const result = await runCliProcess(
+      ['exec', dir, 'go', ...world.dirArgs],
+      world.env,
+      world.workDir,
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(http.calls).toEqual(['hi']);
+    expect(result.stdout).toContain('noted: hi');
+    const posts = http.requests.filter((h) => h['content-type']?.includes('json'));
+    expect(posts.length).toBeGreaterThan(0);
+    for (const headers of posts) {
+      expect(headers.authorization).toBe(`Bearer ${TOKEN_CANARY}`);
+      expect(headers['x-workspace']).toBe(WORKSPACE_CANARY);
+      expect(headers['x-client']).toBe('codex-mmo-test');
+    }
+    expect(result.stderr).not.toContain(TOKEN_CANARY);
+  }, 60_000);
+});
