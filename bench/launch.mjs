@@ -15,7 +15,9 @@ import { stringify } from 'smol-toml';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = (path) => join(root, 'dist', path);
-const { startScriptedModel, scriptedProviderConfig } = await import(dist('codex/scripted-model.js'));
+const { startScriptedModel, scriptedProviderConfig } = await import(
+  dist('codex/scripted-model.js')
+);
 const { compileProfile } = await import(dist('compile/compile-profile.js'));
 const { resolveDirectories } = await import(dist('paths/directories.js'));
 const { credentialSourceFrom } = await import(dist('registry/credentials.js'));
@@ -77,7 +79,10 @@ default_tools_approval_mode = "approve"
 `,
   );
   writeFileSync(join(configDir, 'credentials.env'), 'ECHO_TOKEN=bench-token\n', { mode: 0o600 });
-  writeFileSync(join(configDir, 'codex-base.toml'), stringify(scriptedProviderConfig(model.baseUrl)));
+  writeFileSync(
+    join(configDir, 'codex-base.toml'),
+    stringify(scriptedProviderConfig(model.baseUrl)),
+  );
   writeFileSync(
     join(packDir, 'profile.toml'),
     `schema_version = 8
@@ -99,9 +104,23 @@ instructions = "Worker."
 [agents.worker.tool_mcp_servers.echo]
 `,
   );
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, CODEX_HOME: join(home, '.codex') };
-  const dirArgs = ['--config-dir', configDir, '--data-dir', dataDir, '--state-dir', stateDir, '--codex-bin', codexBin];
-  const mmoExec = () => run(process.execPath, [cli, 'exec', packDir, 'hello', ...dirArgs], env, cwd);
+  const env = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    CODEX_HOME: join(home, '.codex'),
+  };
+  const dirArgs = [
+    '--config-dir',
+    configDir,
+    '--data-dir',
+    dataDir,
+    '--state-dir',
+    stateDir,
+    '--codex-bin',
+    codexBin,
+  ];
+  const mmoExec = () =>
+    run(process.execPath, [cli, 'exec', packDir, 'hello', ...dirArgs], env, cwd);
 
   // one session to obtain the rendered home; plain Codex then runs on a copy of it
   await mmoExec();
@@ -132,10 +151,14 @@ instructions = "Worker."
     diffs.push(m - p);
   }
   const overhead = median(diffs);
-  console.log(`exec overhead (${PAIRS} alternating pairs, scripted model, one stdio MCP server + mmo_mesh)`);
+  console.log(
+    `exec overhead (${PAIRS} alternating pairs, scripted model, one stdio MCP server + mmo_mesh)`,
+  );
   console.log(`  plain codex exec     median ${ms(median(plain))}`);
   console.log(`  codex-mmo exec       median ${ms(median(mmo))}`);
-  console.log(`  overhead             median ${ms(overhead)} (goal <= ${GOAL_MS} ms: ${overhead <= GOAL_MS ? 'met' : 'NOT met'})`);
+  console.log(
+    `  overhead             median ${ms(overhead)} (goal <= ${GOAL_MS} ms: ${overhead <= GOAL_MS ? 'met' : 'NOT met'})`,
+  );
 
   // participants: spawn N at once through the session broker, as mmo_mesh does
   const dirs = resolveDirectories(env, home, { configDir, dataDir, stateDir });
@@ -150,7 +173,12 @@ instructions = "Worker."
     snapshot: compiled.stored.snapshot,
     plan: compiled.plan,
     launchEnv: env,
-    credentials: credentialSourceFrom({ ECHO_TOKEN: 'bench-token' }, env, join(configDir, 'credentials.env'), true),
+    credentials: credentialSourceFrom(
+      { ECHO_TOKEN: 'bench-token' },
+      env,
+      join(configDir, 'credentials.env'),
+      true,
+    ),
     home,
     baseCodexHome: env.CODEX_HOME,
     codexBin,
@@ -166,7 +194,9 @@ instructions = "Worker."
       for (let round = 0; round < SPAWN_ROUNDS; round++) {
         const started = process.hrtime.bigint();
         const spawned = await Promise.all(
-          Array.from({ length: count }, (_, k) => lead.spawn({ role: 'worker', task: `task ${k}` })),
+          Array.from({ length: count }, (_, k) =>
+            lead.spawn({ role: 'worker', task: `task ${k}` }),
+          ),
         );
         times.push(Number(process.hrtime.bigint() - started) / 1e6);
         await Promise.all(spawned.map((p) => lead.stop(p.participant)));
@@ -176,9 +206,13 @@ instructions = "Worker."
   } finally {
     await broker.close();
   }
-  console.log(`participant spawn (all at once; median of ${SPAWN_ROUNDS} rounds; each ready with its MCP server and first turn started)`);
+  console.log(
+    `participant spawn (all at once; median of ${SPAWN_ROUNDS} rounds; each ready with its MCP server and first turn started)`,
+  );
   for (const { count, median: t } of rows) {
-    console.log(`  ${String(count).padStart(2)} participant${count === 1 ? ' ' : 's'}   ${ms(t).padStart(8)}   ${ms(t / count).padStart(7)} per participant`);
+    console.log(
+      `  ${String(count).padStart(2)} participant${count === 1 ? ' ' : 's'}   ${ms(t).padStart(8)}   ${ms(t / count).padStart(7)} per participant`,
+    );
   }
   const [one, , eight] = rows;
   const perOne = one.median;

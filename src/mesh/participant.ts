@@ -241,6 +241,7 @@ export class Participant {
       await client.startTurn(threadId, text);
     } catch (error) {
       this.turnActive = false;
+      if (!this.isFinished()) this.setStatus('idle');
       throw new MeshError(
         'failed',
         `participant ${this.id} could not start a turn: ${describeError(error)}`,

@@ -4,6 +4,7 @@
  * launch. Returns diagnostics instead of a plan when the session must not start — notably when a
  * required grant's variable is missing, which is found here, before anything is written.
  */
+import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 
 import { compileProfile } from '../compile/compile-profile.js';
@@ -79,6 +80,24 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       }),
     );
     return { ok: false, diagnostics };
+  }
+
+  // the mmo_mesh entries run the codex-mmo CLI; it must be there before Codex tries to start it
+  const entry = request.cli.args[0];
+  if (compiled.plan.processes.some((p) => p.mesh) && entry !== undefined) {
+    const found = await stat(entry).then(
+      (info) => info.isFile(),
+      () => false,
+    );
+    if (!found) {
+      diagnostics.push(
+        diagnostic({
+          code: 'mesh-command-not-found',
+          message: `the mmo_mesh server runs ${entry}, which does not exist; build codex-mmo ('npm run build') or reinstall it`,
+        }),
+      );
+      return { ok: false, diagnostics };
+    }
   }
 
   const now = new Date();

@@ -10,8 +10,11 @@ import {
   sessionDir,
   writeSessionRecord,
 } from '../../src/session/session-store.js';
+import { resolveDirectories } from '../../src/paths/directories.js';
+import { startSession } from '../../src/session/start-session.js';
 import { runCli } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { CODEX, makeWorld } from './world.js';
 
 const DEAD_PID = 999_999_999;
 
@@ -169,5 +172,39 @@ describe('run and exec arguments', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('no-such-profile');
     expect(result.stderr).toContain('codex-mmo: exec no-such-profile: not started');
+  });
+});
+
+describe('startSession', () => {
+  it('refuses when the mmo_mesh command it would render does not exist', async () => {
+    const world = await makeWorld({
+      registry: '',
+      profile:
+        'name = "p"\nroot = "a"\n[agents.a]\ndescription = "a"\ninstructions = "a"\nspawn = ["b"]\n' +
+        '[agents.b]\ndescription = "b"\ninstructions = "b"\n',
+      modelUrl: 'http://127.0.0.1:9/v1',
+    });
+    const dirs = resolveDirectories(world.env, world.home, {
+      configDir: world.configDir,
+      dataDir: world.dataDir,
+      stateDir: world.stateDir,
+      codexBin: CODEX,
+    });
+    const result = await startSession({
+      mode: 'exec',
+      profile: world.packDir,
+      prompt: 'x',
+      codexArgs: [],
+      dirs,
+      env: world.env,
+      home: world.home,
+      cwd: world.workDir,
+      cli: { command: process.execPath, args: [`${world.root}/missing/main.js`] },
+      pid: process.pid,
+    });
+    expect(result.ok).toBe(false);
+    expect(result.diagnostics).toContainEqual(
+      expect.objectContaining({ code: 'mesh-command-not-found' }),
+    );
   });
 });
