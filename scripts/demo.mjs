@@ -1,8 +1,16 @@
 // The codex-mmo demo: runs the built CLI on a private copy of the example operator configuration
 // under examples/config, with node_modules/.bin on PATH so the example's bare commands resolve.
 // Each step is one CLI invocation; a step marked `mustSucceed` stops the demo when it fails.
-import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  cpSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +41,45 @@ function makeWritable(dir) {
   chmodSync(dir, 0o755);
 }
 
+/**
+ * Starts the example Streamable HTTP server (the everything server, bound to 127.0.0.1 on a free
+ * port) and points the copied `research` fragment at the port it got.
+ */
+async function startResearchServer(configDir) {
+  const child = spawn(
+    process.execPath,
+    [join(root, 'examples', 'servers', 'everything-http.mjs')],
+    {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const port = await new Promise((resolvePort, reject) => {
+    let seen = '';
+    const timer = setTimeout(
+      () => reject(new Error('the example HTTP server did not start')),
+      20_000,
+    );
+    child.stderr.on('data', (chunk) => {
+      seen += chunk.toString();
+      const match = /LISTENING (\d+)/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        resolvePort(Number(match[1]));
+      }
+    });
+    child.once('exit', () => reject(new Error('the example HTTP server exited')));
+  });
+  const fragment = join(configDir, 'tool-mcp.d', '20-research.toml');
+  writeFileSync(
+    fragment,
+    readFileSync(fragment, 'utf8').replace('127.0.0.1:3001', `127.0.0.1:${port}`),
+  );
+  return { child, port };
+}
+
 const workspace = makeWorkspace();
+const research = await startResearchServer(workspace.configDir);
 
 const env = {
   ...process.env,
@@ -56,6 +102,17 @@ function codexMmo(args) {
     return 1;
   }
   return result.status ?? 1;
+}
+
+/** Replaces the profile name after `snapshot render` with the id of its newest snapshot. */
+function withSnapshotId(args) {
+  const listed = spawnSync(
+    process.execPath,
+    [cli, 'snapshot', 'compile', args[2], '--json', '--config-dir', workspace.configDir],
+    { env, encoding: 'utf8' },
+  );
+  const { id } = JSON.parse(listed.stdout);
+  return [args[0], args[1], id, ...args.slice(3)];
 }
 
 /**
@@ -89,6 +146,34 @@ const steps = [
     args: ['profile', 'doctor', 'research'],
     mustSucceed: true,
   },
+  {
+    title: 'Probe a server live: start it as Codex would and compare its tools with the registry',
+    args: ['tool-mcp', 'probe', 'everything'],
+    mustSucceed: true,
+  },
+  {
+    title: "Pin the servers' reviewed tool surfaces in tool-mcp.lock (later drift is an error)",
+    args: ['tool-mcp', 'pin', 'everything'],
+    mustSucceed: true,
+  },
+  { title: 'Pin the HTTP server too', args: ['tool-mcp', 'pin', 'research'], mustSucceed: true },
+  {
+    title: 'Compile the profile into an immutable, content-addressed snapshot',
+    args: ['snapshot', 'compile', 'research'],
+    mustSucceed: true,
+  },
+  {
+    title: 'Render the session root process: the Codex config.toml and role files it runs with',
+    args: ['snapshot', 'render', 'research', '--process', 'lead'],
+    mustSucceed: true,
+    resolveSnapshot: true,
+  },
+  {
+    title:
+      'Smoke the profile: real Codex, offline scripted model, granted vs received tools per role',
+    args: ['profile', 'smoke', 'research'],
+    mustSucceed: true,
+  },
 ];
 
 let failed;
@@ -96,13 +181,14 @@ try {
   process.stdout.write(`codex-mmo demo — example configuration copied to ${workspace.configDir}\n`);
   for (const [index, step] of steps.entries()) {
     process.stdout.write(`\n== ${index + 1}/${steps.length} ${step.title}\n`);
-    const code = codexMmo(step.args);
+    const code = codexMmo(step.resolveSnapshot ? await withSnapshotId(step.args) : step.args);
     if (code !== 0 && step.mustSucceed) {
       failed = `step ${index + 1} (${step.args.join(' ')}) exited with ${code}`;
       break;
     }
   }
 } finally {
+  research.child.kill();
   makeWritable(workspace.base);
   rmSync(workspace.base, { recursive: true, force: true });
 }
@@ -111,5 +197,7 @@ if (failed !== undefined) {
   process.stderr.write(`\ndemo failed: ${failed}\n`);
   process.exitCode = 1;
 } else {
-  process.stdout.write('\ndemo finished: the example configuration is valid and ready.\n');
+  process.stdout.write(
+    '\ndemo finished: every session root and participant role received exactly its granted tools, as measured by real Codex (native roles: see the warning above).\n',
+  );
 }

@@ -147,6 +147,26 @@ export function grantedTools(plan: ResolvedPlan, role: string): ToolsByServer {
   return out;
 }
 
+/**
+ * Codex offers MCP tools to the model under model-safe names (`get-sum` becomes `get_sum`): map
+ * each received name back to the operator's name it stands for, so grants compare like for like.
+ */
+export function modelToolName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_]/g, '_');
+}
+
+export function toOperatorNames(received: ToolsByServer, plan: ResolvedPlan): ToolsByServer {
+  const out: ToolsByServer = {};
+  for (const [server, names] of Object.entries(received)) {
+    const byModelName = new Map<string, string>();
+    for (const tool of plan.servers[server]?.enabled_tools ?? []) {
+      byModelName.set(modelToolName(tool), tool);
+    }
+    out[server] = names.map((n) => byModelName.get(n) ?? n).sort();
+  }
+  return out;
+}
+
 /** `a` minus `b`, per server; servers with nothing left are omitted. */
 export function toolDifference(a: ToolsByServer, b: ToolsByServer): ToolsByServer {
   const out: ToolsByServer = {};
@@ -538,7 +558,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
         role !== process.root ? 'native' : role === plan.root ? 'root' : 'participant';
       const granted = grantedTools(plan, role);
       const got = outcome.received.get(role);
-      const receivedTools = got ?? {};
+      const receivedTools = got === undefined ? {} : toOperatorNames(got, plan);
       const extra = got === undefined ? {} : toolDifference(receivedTools, granted);
       const missing = got === undefined ? {} : toolDifference(granted, receivedTools);
       roles[role] = {

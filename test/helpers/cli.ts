@@ -10,6 +10,7 @@ export interface CliResult {
   readonly stdout: string;
   readonly stderr: string;
   /** stdout parsed as JSON (throws if it is not JSON). */
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- callers name the shape they expect
   json<T = unknown>(): T;
 }
 
@@ -32,6 +33,7 @@ export async function runCli(
     code,
     stdout,
     stderr,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- see CliResult.json
     json<T>() {
       return JSON.parse(stdout) as T;
     },

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { tmpDir } from '../helpers/tmp.js';
 
 export const FIXTURE_SERVER = resolve('test/fixtures/probe/fixture-server.mjs');
-export const EVERYTHING_HTTP = resolve('test/fixtures/probe/everything-http.mjs');
+export const EVERYTHING_HTTP = resolve('examples/servers/everything-http.mjs');
 export const EVERYTHING_BIN = resolve('node_modules/.bin/mcp-server-everything');
 export const NODE_DIR = dirname(process.execPath);
 
