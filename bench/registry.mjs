@@ -4,7 +4,7 @@
 // Goal: codex-mmo takes at most 0.8x Codex's time.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -170,6 +170,11 @@ try {
     runMmo();
     runCodex();
   }
+  const load = () =>
+    loadavg()
+      .map((v) => v.toFixed(2))
+      .join(' ');
+  const loadBefore = load();
   const mmoTimes = [];
   const codexTimes = [];
   const ratios = [];
@@ -195,7 +200,8 @@ try {
   const f = (ms) => `${ms.toFixed(1)} ms`;
   process.stdout.write(
     [
-      `registry: ${SERVERS} servers in ${FRAGMENTS} fragments; ${PAIRS} alternating pairs after ${WARMUP} warm-up pairs`,
+      `registry: ${SERVERS} servers in ${FRAGMENTS} fragments; ${PAIRS} alternating pairs after ${WARMUP} warm-up pairs (Node ${process.version})`,
+      `load average before ${loadBefore}, after ${load()} (${cpus().length} CPUs)`,
       `codex-mmo tool-mcp list --json   median ${f(median(mmoTimes))}  (min ${f(Math.min(...mmoTimes))})`,
       `codex mcp list --json            median ${f(median(codexTimes))}  (min ${f(Math.min(...codexTimes))})`,
       `median ratio codex-mmo/codex     ${ratio.toFixed(2)}x  (goal <= ${GOAL}x: ${ratio <= GOAL ? 'met' : 'NOT met'})`,

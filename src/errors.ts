@@ -46,7 +46,10 @@ export class IntegrityError extends CodexMmoError {
 export function describeError(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' && !(error instanceof CodexMmoError)
+    // Node's own messages already start with the code ("ENOENT: no such file …")
+    return typeof code === 'string' &&
+      !(error instanceof CodexMmoError) &&
+      !error.message.startsWith(`${code}:`)
       ? `${code}: ${error.message}`
       : error.message;
   }

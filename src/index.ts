@@ -39,6 +39,7 @@ export {
   parseTomlBytes,
   parseTomlText,
   decodeUtf8,
+  firstInvalidUtf8,
   type ParsedToml,
   type TomlTable,
 } from './toml/parse-toml.js';
@@ -107,10 +108,13 @@ export {
 } from './registry/readiness.js';
 export {
   diagnosticsAffecting,
+  lookupServer,
   unknownServerDiagnostic,
   validateRegistry,
   type RegistryValidation,
+  type ServerLookup,
 } from './registry/validate-registry.js';
+export { entryLocation, type EntryLocation } from './registry/entry-location.js';
 export { buildRegistry, compareFragmentFiles } from './registry/build-registry.js';
 export {
   validateFragment,
@@ -132,7 +136,12 @@ export {
   type FieldSpec,
   type RejectedField,
 } from './registry/field-catalogue.js';
-export { REGISTRY_CODES, type RegistryCode } from './registry/diagnostic-codes.js';
+export {
+  REGISTRY_CODES,
+  registryDiagnostic,
+  type CodeStage,
+  type RegistryCode,
+} from './registry/diagnostic-codes.js';
 export { fragmentJsonSchema } from './registry/fragment-schema.js';
 export { checkUrl, isLoopbackHost, type UrlFinding } from './registry/url-rules.js';
 export { didYouMean, editDistance, suggest } from './diagnostics/did-you-mean.js';
@@ -142,6 +151,7 @@ export {
   CODEX_DEFAULT_STARTUP_TIMEOUT_SEC,
   LIFECYCLE_WAIT_FLOOR_SEC,
   LIFECYCLE_WAIT_MARGIN_SEC,
+  MAX_PROCESS_MEMBERSHIPS,
   MESH_PROTOCOL_OVERHEAD_SEC,
   PERMISSIONS,
   PROFILE_SCHEMA_VERSION,
@@ -156,6 +166,7 @@ export {
   type RoleSpec,
 } from './profile/types.js';
 export {
+  CODEX_AGENTS_SETTINGS,
   GRANT_KEYS,
   PACK_FILE,
   PACK_NAME_PATTERN,
@@ -170,6 +181,7 @@ export {
 } from './profile/validate-pack.js';
 export { loadPack, MAX_PACK_FILE_BYTES, type LoadedPack } from './profile/load-pack.js';
 export {
+  checkGrants,
   effectiveGrant,
   lifecycleWaitSec,
   meshToolTimeoutSec,
@@ -181,15 +193,19 @@ export {
 } from './profile/resolve-plan.js';
 export {
   grantedServers,
+  withGrantProblems,
   registryDiagnosticsFor,
   registryInputs,
   resolveAgainst,
   resolvePack,
+  type RegistryDiagnosticOptions,
 } from './profile/resolve-pack.js';
 export { planToJson, profileToJson, type ResolvedPlanJson } from './profile/plan-json.js';
 export {
   nativeIsolationDiagnostics,
   nativeRoleDeltas,
+  type MeshDelta,
+  type MeshGrants,
   type NativeRoleDelta,
   type ServerTools,
 } from './profile/native-isolation.js';
@@ -326,15 +342,19 @@ export type {
 export {
   SMOKE_SPAWN_MARKER,
   grantedTools,
+  meshAssignments,
   smokeHome,
   smokeProfile,
   toolDifference,
+  type SmokeMeasurement,
+  type SmokeMesh,
   type SmokeMissingEnv,
   type SmokeReport,
   type SmokeRequest,
   type SmokeRole,
   type SmokeRoleKind,
   type SmokeServerFailure,
+  type SmokeVia,
   type ToolsByServer,
 } from './session/smoke.js';
 
@@ -396,7 +416,14 @@ export {
   type SessionPaths,
 } from './session/session-store.js';
 export { isSessionId, newSessionId, SESSION_ID_PATTERN } from './session/session-id.js';
-export { MASK, MaskingStream, maskSecrets } from './session/mask-secrets.js';
+export {
+  MASK,
+  MaskingStream,
+  SHORT_SECRET_LENGTH,
+  maskSecrets,
+  safeCut,
+} from './session/mask-secrets.js';
+export { WATCHDOG_GRACE_SEC, startWatchdog, type Watchdog } from './session/watchdog.js';
 export { copyAuth, writeProcessHome } from './session/codex-home.js';
 export { isAlive, signalGroup, terminateGroup } from './session/process-control.js';
 
@@ -423,7 +450,12 @@ export { SessionBroker, type BrokerOptions } from './mesh/session-broker.js';
 export { BrokerClient, type HelloResult } from './mesh/broker-client.js';
 export { Participant, type ParticipantSpec } from './mesh/participant.js';
 export { serveMesh, unavailableBackend, type ServeMeshOptions } from './mesh/serve-mesh.js';
-export { cliEntryPath, defaultCliLaunch, meshLaunchFor } from './mesh/mesh-command.js';
+export {
+  checkMeshCommand,
+  cliEntryPath,
+  defaultCliLaunch,
+  meshLaunchFor,
+} from './mesh/mesh-command.js';
 
 // --- probe ---
 export {

@@ -1,7 +1,9 @@
 /**
  * Command routing for the CLI. Each command lives in its own module under `commands/` and is
- * imported only when invoked. Usage errors exit 2; unexpected errors print one line, exit 1.
+ * imported only when invoked. Usage errors exit 2 with the command's usage line (and a
+ * did-you-mean for a mistyped command); unexpected errors print one line and exit 1.
  */
+import { suggest } from '../diagnostics/did-you-mean.js';
 import { describeError } from '../errors.js';
 import { UsageError, usageExit } from './common.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo, type CommandModule } from './io.js';
@@ -114,14 +116,42 @@ function groupHelp(group: string): string {
   const lines = [`Usage: codex-mmo ${group} <command> [options]`, '', 'Commands:'];
   for (const [name, entry] of Object.entries(commands))
     lines.push(`  ${name.padEnd(width)}  ${entry.summary}`);
+  lines.push('', `Run 'codex-mmo ${group} <command> --help' for a command's options.`);
   return lines.join('\n') + '\n';
+}
+
+/** ` Did you mean 'x'?` for a mistyped command word, or nothing. */
+function commandHint(word: string, candidates: readonly string[]): string {
+  const near = suggest(word, candidates);
+  return near !== undefined ? ` Did you mean '${near}'?` : '';
+}
+
+/** A command's help text, by running it with `--help` and capturing what it prints. */
+async function helpOf(module: CommandModule, io: CliIo): Promise<string | undefined> {
+  let text = '';
+  try {
+    const code = await module.run(['--help'], {
+      ...io,
+      stdout: (chunk) => {
+        text += chunk;
+      },
+      stderr: () => undefined,
+    });
+    return code === 0 && text.startsWith('Usage:') ? text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [first, second, ...rest] = argv;
-  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+  if (first === '--help' || first === '-h' || first === 'help') {
     io.stdout(topLevelHelp());
-    return first === undefined ? EXIT_USAGE : 0;
+    return 0;
+  }
+  if (first === undefined) {
+    io.stderr(`codex-mmo: missing command\n\n${topLevelHelp()}`);
+    return EXIT_USAGE;
   }
   if (first === '--version' || first === '-V') {
     const { VERSION } = await import('../version.js');
@@ -137,33 +167,38 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } else {
     const group = COMMANDS[first];
     if (!group) {
-      io.stderr(`codex-mmo: unknown command '${first}'\n\n${topLevelHelp()}`);
+      const hint = commandHint(first, [...Object.keys(COMMANDS), ...Object.keys(TOP_LEVEL)]);
+      io.stderr(`codex-mmo: unknown command '${first}'.${hint}\n\n${topLevelHelp()}`);
       return EXIT_USAGE;
     }
-    if (second === undefined || second === '--help' || second === '-h') {
+    if (second === '--help' || second === '-h') {
       io.stdout(groupHelp(first));
-      return second === undefined ? EXIT_USAGE : 0;
+      return 0;
+    }
+    if (second === undefined || second.startsWith('-')) {
+      io.stderr(`codex-mmo: missing ${first} command\n\n${groupHelp(first)}`);
+      return EXIT_USAGE;
     }
     const entry = group[second];
     if (!entry) {
-      io.stderr(`codex-mmo: unknown command '${first} ${second}'\n\n${groupHelp(first)}`);
+      const hint = commandHint(second, Object.keys(group));
+      io.stderr(`codex-mmo: unknown command '${first} ${second}'.${hint}\n\n${groupHelp(first)}`);
       return EXIT_USAGE;
     }
     loader = entry.load;
     args = rest;
   }
+  const command = argv.slice(0, top ? 1 : 2).join(' ');
+  let module: CommandModule | undefined;
   try {
-    const module = await loader();
+    module = await loader();
     return await module.run(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      return usageExit(
-        io,
-        error.message,
-        `codex-mmo ${argv.slice(0, top ? 1 : 2).join(' ')} --help`,
-      );
+      const usage = module ? await helpOf(module, io) : undefined;
+      return usageExit(io, error.message, usage ?? `Usage: codex-mmo ${command} ...`, command);
     }
     io.stderr(`codex-mmo: ${describeError(error)}\n`);
-    return error instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE;
+    return EXIT_FAILURE;
   }
 }

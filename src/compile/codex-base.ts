@@ -1,6 +1,7 @@
 /**
- * The operator's optional `codex-base.toml`: Codex settings (model, providers, …) copied into
- * every rendered config. Keys the compiler writes from the registry and the profile are refused
+ * The operator's optional `codex-base.toml`: Codex settings (model, providers, Codex's own
+ * multi-agent limits under `[agents]`, …) copied into every rendered config. Keys the compiler
+ * writes from the registry and the profile (servers, roles, instructions, sandbox) are refused
  * with their position, and so is anything that looks like a credential literal, because base
  * settings are stored in snapshots and written into rendered homes.
  */
@@ -11,13 +12,12 @@ import { formatBytes, readConfigFile } from '../registry/read-config-file.js';
 import type { FragmentSource } from '../registry/types.js';
 import { formatKeyPath, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
 import { parseTomlBytes, type TomlTable } from '../toml/parse-toml.js';
+import { CODEX_AGENTS_SETTINGS } from '../profile/pack-fields.js';
 
 /** Top-level keys the compiler owns, each with what to do instead. */
 export const COMPILER_OWNED_KEYS: Readonly<Record<string, string>> = {
   mcp_servers:
     'Tool MCP servers are compiled from the operator registry (tool-mcp.d/*.toml) and profile grants; define the server there',
-  agents:
-    "roles and their settings come from the profile pack's [agents] tables; remove [agents] from codex-base.toml",
   developer_instructions:
     "each role's instructions come from the profile pack (`instructions` or `instructions_file`)",
   instructions:
@@ -36,6 +36,59 @@ export const COMPILER_OWNED_KEYS: Readonly<Record<string, string>> = {
   profiles:
     'a Codex configuration profile could replace compiled settings; write the settings directly in codex-base.toml',
 };
+
+/**
+ * `[agents]` in codex-base.toml: Codex 0.149 reads a key there either as one of its own
+ * multi-agent settings (`max_threads`, `max_depth`, …: see CODEX_AGENTS_SETTINGS, measured with
+ * `--strict-config`) or as a role. Roles are the compiler's (they come from the profile pack),
+ * so only those settings are accepted, each with the type Codex expects.
+ */
+function checkAgentsTable(
+  value: unknown,
+  report: (code: string, path: KeyPath, message: string) => void,
+): void {
+  const settings = Object.keys(CODEX_AGENTS_SETTINGS).join(', ');
+  if (
+    typeof value !== 'object' ||
+    value === null ||
+    Array.isArray(value) ||
+    value instanceof Date
+  ) {
+    report(
+      'codex-base-owned-key',
+      ['agents'],
+      `\`agents\` must be a table of Codex's multi-agent settings (${settings})`,
+    );
+    return;
+  }
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const path: KeyPath = ['agents', key];
+    const expected = CODEX_AGENTS_SETTINGS[key];
+    if (expected === undefined) {
+      const isRole = typeof item === 'object' && item !== null && !Array.isArray(item);
+      report(
+        'codex-base-owned-key',
+        path,
+        isRole
+          ? `[agents.${key}] declares a role; roles are written by the compiler from the profile pack's [agents] tables. codex-base.toml may set only Codex's multi-agent settings under [agents]: ${settings}`
+          : `\`agents.${key}\` is not one of Codex's multi-agent settings (${settings}); Codex would read it as a role and reject the configuration`,
+      );
+      continue;
+    }
+    const ok =
+      expected === 'integer'
+        ? (typeof item === 'number' && Number.isInteger(item) && item >= 0) ||
+          typeof item === 'bigint'
+        : typeof item === expected;
+    if (!ok) {
+      report(
+        'codex-base-invalid-value',
+        path,
+        `\`agents.${key}\` must be ${expected === 'integer' ? 'a non-negative integer' : `a ${expected}`}`,
+      );
+    }
+  }
+}
 
 /** Keys whose string value names an environment variable rather than holding a secret. */
 function isVariableReference(path: KeyPath): boolean {
@@ -104,6 +157,10 @@ function checkBaseTable(table: TomlTable, file: string, positions: KeyPositions)
     }
   };
   for (const [key, value] of Object.entries(table)) {
+    if (key === 'agents') {
+      checkAgentsTable(value, report);
+      continue;
+    }
     const instead = COMPILER_OWNED_KEYS[key];
     if (instead !== undefined) {
       report('codex-base-owned-key', [key], `\`${key}\` is written by the compiler: ${instead}`);

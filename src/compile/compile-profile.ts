@@ -2,18 +2,18 @@
  * Compiles a profile into a stored snapshot: locates and loads the pack, loads the operator
  * registry, `codex-base.toml` and the tool pins, resolves the grants, then builds and stores the
  * snapshot. The IO shell around the pure build; used by `snapshot compile`, `run` and `exec`.
+ * `run` and `exec` reuse an earlier result when nothing read here changed (session/compile-memo.ts
+ * fingerprints these inputs: a new input must be fingerprinted there too).
  */
 import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Directories, Environment } from '../paths/directories.js';
 import { readLock } from '../probe/lock-file.js';
 import { loadPack } from '../profile/load-pack.js';
 import { locatePack, packNotFound } from '../profile/pack-store.js';
-import { resolvePlan } from '../profile/resolve-plan.js';
+import { registryInputs, resolveAgainst, withGrantProblems } from '../profile/resolve-pack.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import { loadRegistry } from '../registry/load-registry.js';
-import type { ServerDefinition } from '../registry/types.js';
-import { diagnosticsAffecting } from '../registry/validate-registry.js';
-import { buildSnapshot, grantedServerIds } from '../snapshot/build-snapshot.js';
+import { buildSnapshot } from '../snapshot/build-snapshot.js';
 import { storeSnapshot } from '../snapshot/snapshot-store.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
 import { loadCodexBase } from './codex-base.js';
@@ -43,46 +43,35 @@ export async function compileProfile(request: CompileRequest): Promise<CompileRe
   const { dirs } = request;
   const packDir = await locatePack(request.nameOrPath, dirs.dataDir, request.cwd);
   if (packDir === undefined) {
-    return { created: false, diagnostics: [await packNotFound(request.nameOrPath, dirs.dataDir)] };
+    return {
+      created: false,
+      diagnostics: [await packNotFound(request.nameOrPath, dirs.dataDir, request.cwd)],
+    };
   }
-  const loaded = await loadPack(packDir);
-  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
-  const pack = loaded.pack;
-  if (pack === undefined) return { created: false, diagnostics };
-
-  const [registry, base, lock] = await Promise.all([
+  const [loaded, registry, base, lock] = await Promise.all([
+    loadPack(packDir),
     loadRegistry(dirs.configDir),
     loadCodexBase(dirs.configDir),
     readLock(dirs.configDir),
   ]);
-
-  const granted = grantedServerIds(pack);
-  const seen = new Set<Diagnostic>();
-  for (const id of granted) {
-    for (const d of diagnosticsAffecting(registry, id)) {
-      if (seen.has(d)) continue;
-      seen.add(d);
-      diagnostics.push(d);
-    }
+  const diagnostics: Diagnostic[] = [...loaded.diagnostics];
+  const pack = loaded.pack;
+  // compile reports only what concerns this profile: no count of unrelated registry problems
+  const scope = { countOthers: false };
+  if (pack === undefined) {
+    return {
+      created: false,
+      diagnostics: [...withGrantProblems(loaded, registry, scope), ...base.diagnostics],
+    };
   }
-  const invalidServers = new Map<string, string>();
-  for (const status of registry.statuses) {
-    if (!status.ok) invalidServers.set(status.id, status.file);
-  }
-  const definitions = new Map<string, ServerDefinition>();
-  for (const [id, entry] of registry.servers) definitions.set(id, entry.definition);
 
-  const resolved = resolvePlan(
-    pack,
-    definitions,
-    { file: pack.file, ...(pack.positions !== undefined ? { positions: pack.positions } : {}) },
-    { invalidServers },
-  );
+  const resolved = resolveAgainst(pack, registry, scope);
   diagnostics.push(...resolved.diagnostics, ...base.diagnostics, ...lock.diagnostics);
   if (resolved.plan === undefined || hasErrors(diagnostics)) {
     return { created: false, diagnostics };
   }
 
+  const { definitions } = registryInputs(registry);
   const snapshot = buildSnapshot(pack, definitions, base.base, lock.pins);
   const { stored, created } = await storeSnapshot(dirs.dataDir, snapshot);
   return { stored, created, plan: resolved.plan, diagnostics };

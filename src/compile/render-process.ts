@@ -127,15 +127,17 @@ function hasMeshGrants(role: RoleSpec): boolean {
 
 function processOf(plan: ResolvedPlan, processRoot: string): ResolvedProcess {
   const found = plan.processes.find((p) => p.root === processRoot);
-  if (found === undefined) {
-    throw new CodexMmoError(
-      'not-found',
-      `profile '${plan.profile}' has no process rooted at role '${processRoot}'; processes: ${plan.processes
-        .map((p) => p.root)
-        .join(', ')}`,
-    );
-  }
-  return found;
+  if (found !== undefined) return found;
+  const roots = plan.processes.map((p) => p.root).join(', ');
+  const host = plan.processes.find((p) => p.roles.includes(processRoot));
+  throw new CodexMmoError(
+    'not-found',
+    host !== undefined
+      ? `role '${processRoot}' of profile '${plan.profile}' is a native role inside the Codex process of '${host.root}', not a process of its own; its role file is part of that process's home (render --process ${host.root}). Processes: ${roots}`
+      : plan.roles[processRoot] !== undefined
+        ? `role '${processRoot}' of profile '${plan.profile}' never runs as a process: no running role lists it in \`spawn\`. Processes: ${roots}`
+        : `profile '${plan.profile}' has no role '${processRoot}'. Processes: ${roots}`,
+  );
 }
 
 function roleOf(snapshot: Snapshot, name: string): RoleSpec {
@@ -146,7 +148,13 @@ function roleOf(snapshot: Snapshot, name: string): RoleSpec {
   return role;
 }
 
-/** Settings every role carries: instructions, model and sandbox. */
+/**
+ * Settings every role carries: instructions, model and sandbox. `network_access` can only be
+ * rendered for the workspace-write sandbox (`sandbox_workspace_write.network_access`), the one
+ * Codex 0.149 has a switch for; for read-only (never network) and full access (never
+ * restricted) it has no Codex equivalent, and pack validation warns about it
+ * (`network-access-ignored`) rather than this function dropping it silently.
+ */
 function roleSettings(role: RoleSpec, into: TomlTable): void {
   if (role.model !== undefined) into.model = role.model;
   into.developer_instructions = role.instructions;
@@ -209,7 +217,9 @@ export function renderProcessTables(
   const natives = process.roles.filter((name) => name !== process.root);
   const roles = new Map<string, TomlTable>();
   if (natives.length > 0) {
-    const agents: TomlTable = {};
+    // the operator's multi-agent settings from codex-base.toml (`max_threads`, …) stay beside
+    // the role declarations; pack validation keeps role names apart from those setting names
+    const agents: TomlTable = { ...(config.agents as TomlTable | undefined) };
     for (const name of natives) {
       const role = roleOf(snapshot, name);
       agents[name] = { description: role.description, config_file: `agents/${name}.toml` };

@@ -3,7 +3,7 @@
  * every `agents/**\/*.toml` as a role, so a role file that is not part of the rendering is refused
  * rather than silently left to be loaded or silently deleted.
  */
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { CodexMmoError, IoError, describeError } from '../errors.js';
@@ -30,10 +30,18 @@ async function strayRoleFiles(dir: string, expected: ReadonlySet<string>): Promi
 
 /** Writes the files of `home` under `dir`, creating directories as needed. */
 export async function writeRenderedHome(home: RenderedHome, dir: string): Promise<void> {
+  const existing = await stat(dir).catch(() => undefined);
+  if (existing !== undefined && !existing.isDirectory()) {
+    throw new IoError(
+      dir,
+      `${dir} is not a directory; give a directory to write the Codex home into (it is created when missing)`,
+    );
+  }
   const stray = await strayRoleFiles(dir, new Set(home.files.keys()));
   if (stray.length > 0) {
+    // not a usage mistake but a conflict with what the directory holds: exit 1, not 2
     throw new CodexMmoError(
-      'usage-error',
+      'io-error',
       `${join(dir, stray[0] ?? '')} is not part of this rendering, and Codex would load it as a role` +
         `${stray.length > 1 ? ` (with ${stray.length - 1} more)` : ''}; remove it or render into an empty directory`,
     );

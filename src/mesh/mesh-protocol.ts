@@ -4,6 +4,17 @@
  * session broker over the session's Unix socket (one JSON object per line).
  */
 
+export const MESH_SERVER_NAME = 'mmo_mesh';
+
+/** The tools of `mmo_mesh`, in the order the server registers them. */
+export const MESH_TOOL_NAMES = [
+  'spawn_participant',
+  'send_message',
+  'wait_participant',
+  'list_participants',
+  'stop_participant',
+] as const;
+
 export type ParticipantStatus = 'starting' | 'running' | 'idle' | 'failed' | 'stopped' | 'ended';
 
 /** A participant as the mesh tools report it. */
@@ -15,6 +26,8 @@ export interface ParticipantInfo {
   readonly owner: string;
   readonly cwd: string;
   readonly started: string;
+  /** When the participant stopped, failed or ended. */
+  readonly ended?: string;
   readonly pid?: number;
   /** The last agent message of the last finished turn. */
   readonly final_message?: string;
@@ -22,6 +35,8 @@ export interface ParticipantInfo {
   readonly error?: string;
   /** Messages waiting for the current turn to finish. */
   readonly queued_messages: number;
+  /** MCP servers of the participant that failed to start (not required ones; errors masked). */
+  readonly failed_servers?: readonly { readonly server: string; readonly error: string }[];
 }
 
 export interface SpawnArgs {

@@ -8,17 +8,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
 import { VERSION } from '../version.js';
-import { MeshError, type MeshBackend } from './mesh-protocol.js';
+import { MESH_SERVER_NAME, MeshError, type MeshBackend } from './mesh-protocol.js';
 
-export const MESH_SERVER_NAME = 'mmo_mesh';
-
-export const MESH_TOOL_NAMES = [
-  'spawn_participant',
-  'send_message',
-  'wait_participant',
-  'list_participants',
-  'stop_participant',
-] as const;
+export { MESH_SERVER_NAME, MESH_TOOL_NAMES } from './mesh-protocol.js';
 
 export interface MeshServerInfo {
   /** The caller's process root role. */
@@ -71,7 +63,8 @@ export function createMeshServer(backend: MeshBackend, info: MeshServerInfo): Mc
       title: 'Spawn participant',
       description:
         `Start a participant: a separate Codex agent of the given role working on the task. ` +
-        `Returns its participant id at once; use wait_participant for its result. ` +
+        `Returns its participant id once it has started; use wait_participant for its result. ` +
+        `A participant cannot ask anyone for approval: its tool calls that need approval are declined. ` +
         `Roles you may spawn: ${roles(info.spawn)}.`,
       inputSchema: {
         role: z.string().min(1).describe('Role of the participant to start'),

@@ -9,7 +9,7 @@ import { appendFile } from 'node:fs/promises';
 import { AppServerClient, type ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification, TurnInfo } from '../codex/app-server-protocol.js';
 import { describeError } from '../errors.js';
-import { maskSecrets } from '../session/mask-secrets.js';
+import { MaskingStream, maskSecrets } from '../session/mask-secrets.js';
 import { MeshError, type ParticipantInfo, type ParticipantStatus } from './mesh-protocol.js';
 
 export interface ParticipantSpec {
@@ -26,6 +26,11 @@ export interface ParticipantSpec {
   readonly codexBin: string;
   /** Longest wait for the app-server to start its thread (MCP startup included), in seconds. */
   readonly lifecycleWaitSec: number;
+  /**
+   * The MCP servers enabled for the participant's role. Their startup is awaited (within the
+   * lifecycle wait) before the first turn, so the model sees every tool that could start.
+   */
+  readonly servers?: readonly string[];
   /** Values to mask in anything taken from the participant's output. */
   readonly secrets: readonly string[];
   /** File the app-server's stderr is appended to (masked), if any. */
@@ -46,6 +51,7 @@ export class Participant {
   readonly owner: string;
   readonly cwd: string;
   readonly started = new Date().toISOString();
+  private endedAt: string | undefined;
   private statusValue: ParticipantStatus = 'starting';
   private client: AppServerClient | undefined;
   private threadId: string | undefined;
@@ -53,10 +59,11 @@ export class Participant {
   private turnMessages: string[] = [];
   private finalMessage: string | undefined;
   private errorText: string | undefined;
+  private failedServers: { server: string; error: string }[] = [];
   private readonly queue: string[] = [];
   private waiters: Waiter[] = [];
   private stopping = false;
-  private stderrPending = '';
+  private stderrLog: MaskingStream | undefined;
   private logChain: Promise<void> = Promise.resolve();
   private readonly changeListeners: ((p: Participant) => void)[] = [];
 
@@ -65,6 +72,14 @@ export class Participant {
     this.role = spec.role;
     this.owner = spec.owner;
     this.cwd = spec.cwd;
+    const file = spec.stderrLog;
+    if (file !== undefined) {
+      this.stderrLog = new MaskingStream(spec.secrets, (text) => {
+        this.logChain = this.logChain
+          .then(() => appendFile(file, text, { mode: 0o600 }))
+          .catch(() => undefined);
+      });
+    }
   }
 
   /**
@@ -122,7 +137,9 @@ export class Participant {
     };
     const pid = this.pid;
     if (pid !== undefined) out.pid = pid;
+    if (this.endedAt !== undefined) out.ended = this.endedAt;
     if (this.finalMessage !== undefined) out.final_message = this.finalMessage;
+    if (this.failedServers.length > 0) out.failed_servers = this.failedServers;
     if (this.errorText !== undefined) out.error = this.errorText;
     return out;
   }
@@ -142,6 +159,7 @@ export class Participant {
 
   private setStatus(status: ParticipantStatus): void {
     this.statusValue = status;
+    if (this.finished) this.endedAt ??= new Date().toISOString();
     for (const listener of this.changeListeners) listener(this);
     if (!this.busy) {
       const waiters = this.waiters;
@@ -157,19 +175,6 @@ export class Participant {
     this.setStatus('failed');
   }
 
-  private logStderr(chunk: string): void {
-    const file = this.spec.stderrLog;
-    if (file === undefined) return;
-    this.stderrPending += chunk;
-    const cut = this.stderrPending.lastIndexOf('\n');
-    if (cut < 0) return;
-    const lines = this.stderrPending.slice(0, cut + 1);
-    this.stderrPending = this.stderrPending.slice(cut + 1);
-    this.logChain = this.logChain
-      .then(() => appendFile(file, this.mask(lines), { mode: 0o600 }))
-      .catch(() => undefined);
-  }
-
   private stderrTail(): string {
     const tail = (this.client?.stderrTail ?? '').slice(-STDERR_TAIL_CHARS).trim();
     return tail === '' ? '' : `; stderr: ${tail}`;
@@ -177,7 +182,13 @@ export class Participant {
 
   private async start(): Promise<void> {
     const spec = this.spec;
-    const lifecycleMs = spec.lifecycleWaitSec * 1000;
+    // the lifecycle wait bounds everything up to the first turn: initialize, thread/start, MCP startup
+    const deadline = Date.now() + spec.lifecycleWaitSec * 1000;
+    const abandoned = (what: string): MeshError =>
+      new MeshError(
+        'failed',
+        `MCP startup of participant ${spec.id} (role ${spec.role}) was not ready within its lifecycle wait of ${spec.lifecycleWaitSec} s${what}; the participant was abandoned`,
+      );
     try {
       const client = await AppServerClient.start({
         codexBin: spec.codexBin,
@@ -188,7 +199,7 @@ export class Participant {
         clientInfo: { name: 'codex-mmo', title: 'codex-mmo participant', version: '1' },
         approvals: spec.approvals ?? (() => 'decline'),
         onStderr: (chunk) => {
-          this.logStderr(chunk);
+          this.stderrLog?.push(chunk);
         },
       });
       this.client = client;
@@ -202,17 +213,32 @@ export class Participant {
       this.setStatus('starting');
       // thread/start returns once required MCP servers are up; bound it by the lifecycle wait
       const thread = await client
-        .startThread({ cwd: spec.cwd }, lifecycleMs)
+        .startThread({ cwd: spec.cwd }, Math.max(1, deadline - Date.now()))
         .catch((error: unknown) => {
           const timedOut = (error as { code?: unknown }).code === 'timeout';
-          throw new MeshError(
-            'failed',
-            timedOut
-              ? `MCP startup of participant ${spec.id} (role ${spec.role}) was not ready within its lifecycle wait of ${spec.lifecycleWaitSec} s; the participant was abandoned`
-              : `participant ${spec.id} (role ${spec.role}) could not start: ${describeError(error)}`,
-          );
+          throw timedOut
+            ? abandoned('')
+            : new MeshError(
+                'failed',
+                `participant ${spec.id} (role ${spec.role}) could not start: ${describeError(error)}`,
+              );
         });
       this.threadId = thread.thread.id;
+      // servers that are not required start in the background: wait for them as well
+      const servers = spec.servers ?? [];
+      const statuses = await client.waitForMcpStartup(
+        thread.thread.id,
+        servers,
+        Math.max(0, deadline - Date.now()),
+      );
+      const pending = servers.filter((s) => (statuses[s]?.status ?? 'starting') === 'starting');
+      if (pending.length > 0) throw abandoned(` (still starting: ${pending.join(', ')})`);
+      this.failedServers = servers.flatMap((server) => {
+        const status = statuses[server];
+        return status === undefined || status.status === 'ready'
+          ? []
+          : [{ server, error: this.mask(status.error ?? status.status) }];
+      });
       if (this.isStopping()) throw new MeshError('failed', 'stopped while starting');
       await this.beginTurn(spec.task);
     } catch (error) {
@@ -280,7 +306,7 @@ export class Participant {
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
-    if (this.stderrPending !== '') this.logStderr('\n');
+    this.stderrLog?.end();
     if (this.finished) return;
     if (this.stopping) {
       this.turnActive = false;

@@ -25,6 +25,7 @@ import { authorize, visibleRoles, type MeshAction } from './authorize.js';
 import { meshLaunchFor } from './mesh-command.js';
 import {
   LineDecoder,
+  MESH_SERVER_NAME,
   MeshError,
   encodeLine,
   type BrokerRequest,
@@ -35,7 +36,7 @@ import {
   type SpawnArgs,
   type WaitResult,
 } from './mesh-protocol.js';
-import { Participant } from './participant.js';
+import type { Participant } from './participant.js';
 
 export interface BrokerOptions {
   readonly sessionId: string;
@@ -326,7 +327,9 @@ export class SessionBroker {
       throw new MeshError('failed', `cannot write the home of ${id}: ${describeError(error)}`);
     }
     const secrets = [...environment.secrets, ...this.options.credentials.secretValues()];
-    const { participant, ready } = Participant.launch(
+    // loaded on the first spawn, so a session that spawns nobody never loads the app-server client
+    const { Participant: ParticipantProcess } = await import('./participant.js');
+    const { participant, ready } = ParticipantProcess.launch(
       {
         id,
         role: args.role,
@@ -337,6 +340,10 @@ export class SessionBroker {
         env: environment.env,
         codexBin: this.options.codexBin,
         lifecycleWaitSec: resolved.lifecycle_wait_sec,
+        servers: [
+          ...Object.keys(resolved.grants),
+          ...(resolved.mesh_tool_timeout_sec !== null ? [MESH_SERVER_NAME] : []),
+        ],
         secrets,
         stderrLog: join(this.options.sessionDir, 'logs', `${id}.stderr.log`),
       },

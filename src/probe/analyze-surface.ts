@@ -2,15 +2,16 @@
  * Judges a server's live tool surface against its registry entry and its pin (pure):
  * `tool-not-offered` (an enabled or overridden tool the server lacks — Codex would silently drop
  * it), `approval-mode-risk` (the approval mode runs a tool that may write without asking),
- * `tool-not-enabled` (offered tools the operator left out), `tool-drift` (the surface differs
+ * `tool-offered-not-enabled` (offered tools the operator left out), `tool-drift` (the surface differs
  * from the pin), `tool-not-pinned` and `server-not-pinned`.
  */
+import { countOf } from '../diagnostics/count-words.js';
 import { didYouMean } from '../diagnostics/did-you-mean.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { entryLocation } from '../registry/entry-location.js';
 import type { ApprovalMode, RegistryEntry } from '../registry/types.js';
 import { formatKeyPath, type KeyPositions } from '../toml/key-positions.js';
 import { approvalRisk, codexAsksApproval } from './approval-risk.js';
-import { entryLocation } from './entry-location.js';
 import type { ServerPin } from './lock-format.js';
 import { maskDeep } from './mask-secrets.js';
 import { compareWithPin, type ToolDrift } from './tool-drift.js';
@@ -169,8 +170,8 @@ export function analyzeSurface(
     diagnostics.push(
       diagnostic({
         severity: 'info',
-        code: 'tool-not-enabled',
-        message: `server '${server}' offers ${notEnabled.length} tool(s) that enabled_tools leaves out, so no agent gets them: ${listNames(notEnabled)}`,
+        code: 'tool-offered-not-enabled',
+        message: `server '${server}' offers ${countOf(notEnabled.length, 'tool')} that enabled_tools leaves out, so no agent gets them: ${listNames(notEnabled)}`,
         server,
         ...entryLocation(entry, ['enabled_tools']),
       }),
@@ -191,7 +192,7 @@ export function analyzeSurface(
       diagnostic({
         severity: 'warning',
         code: 'tool-not-pinned',
-        message: `enabled tool(s) ${listNames(unpinned)} of server '${server}' are not in its pin; review them, then run \`${pinCommand}\` to record them`,
+        message: `${unpinned.length === 1 ? 'enabled tool' : 'enabled tools'} ${listNames(unpinned)} of server '${server}' ${unpinned.length === 1 ? 'is' : 'are'} not in its pin; review them, then run \`${pinCommand}\` to record them`,
         server,
         file: pinRef.file,
         ...(() => {

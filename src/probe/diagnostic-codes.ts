@@ -45,7 +45,7 @@ export const PROBE_CODES = {
     summary:
       'The effective approval mode runs a tool without asking although the tool may write (not annotated read-only, annotated destructive, or not annotated at all).',
   },
-  'tool-not-enabled': {
+  'tool-offered-not-enabled': {
     severity: 'info',
     summary: 'Tools the server offers that enabled_tools leaves out (listed once per server).',
   },

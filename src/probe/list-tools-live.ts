@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 
+import { countOf } from '../diagnostics/count-words.js';
 import { describeError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { maskSecrets } from './mask-secrets.js';
@@ -253,7 +254,7 @@ export async function listToolsLive(
       if (stdio && stdio.noiseCount > 0 && stdio.messages === 0) {
         return {
           kind: 'protocol-error',
-          reason: `the server wrote ${stdio.noiseCount} line(s) to stdout that are not JSON-RPC and never answered initialize within ${seconds} s`,
+          reason: `the server wrote ${countOf(stdio.noiseCount, 'line')} to stdout that are not JSON-RPC and never answered initialize within ${seconds} s`,
         };
       }
       return {

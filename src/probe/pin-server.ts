@@ -65,10 +65,12 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
   const server = entry.definition.id;
   const lock = await readLockFile(ctx.configDir);
   const probe = await probeServer(entry, { ...ctx, lock });
-  const refused = (diagnostics: readonly Diagnostic[]): PinResult => ({
-    ok: false,
+  /** A result that writes nothing: refused, or the surface is already pinned as it is. */
+  const unwritten = (diagnostics: readonly Diagnostic[], pin?: ServerPin): PinResult => ({
+    ok: pin !== undefined,
     server,
     probe,
+    ...(pin !== undefined ? { pin } : {}),
     written: false,
     lockFile: lock.file,
     accepted: [],
@@ -76,6 +78,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
     removed: [],
     diagnostics,
   });
+  const refused = (diagnostics: readonly Diagnostic[]): PinResult => unwritten(diagnostics);
   if (!lock.usable) return refused(probe.diagnostics);
   const blocking = probe.diagnostics.filter(
     (d) => d.severity === 'error' && !ACCEPTED_BY_PIN.has(d.code),
@@ -105,20 +108,8 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
     .filter((d) => !RESOLVED_BY_PIN.has(d.code))
     .map((d) => (d.code === 'lock-file-invalid' ? { ...d, severity: 'warning' as const } : d));
 
-  if (previous !== undefined && sameServerPin(previous, pin)) {
-    return {
-      ok: true,
-      server,
-      probe,
-      pin: previous,
-      written: false,
-      lockFile: lock.file,
-      accepted: [],
-      added: [],
-      removed: [],
-      diagnostics,
-    };
-  }
+  if (previous !== undefined && sameServerPin(previous, pin))
+    return unwritten(diagnostics, previous);
   // re-read just before writing so pins of other servers made meanwhile are kept
   const latest = await readLockFile(ctx.configDir);
   if (!latest.usable) return refused([...diagnostics, ...latest.diagnostics]);

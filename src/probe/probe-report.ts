@@ -3,8 +3,9 @@
  * (`{"ok","server","tools":[{"name","annotations",...}],"diagnostics":[...]}` plus server info,
  * protocol version, time to ready and drift detail) and the readable text summary.
  */
-import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { formatTable } from '../cli/common.js';
+import { countOf } from '../diagnostics/count-words.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { ProbedTool } from './analyze-surface.js';
 import type { ProbeResult } from './probe-server.js';
 import type { ToolDrift } from './tool-drift.js';
@@ -47,8 +48,8 @@ export function probeJson(
     server: result.server,
     transport: result.transport,
     launched: result.launched,
-    ...(result.serverInfo !== undefined ? { serverInfo: result.serverInfo } : {}),
-    ...(result.protocolVersion !== undefined ? { protocolVersion: result.protocolVersion } : {}),
+    ...(result.serverInfo !== undefined ? { server_info: result.serverInfo } : {}),
+    ...(result.protocolVersion !== undefined ? { protocol_version: result.protocolVersion } : {}),
     ...(result.timeToReadyMs !== undefined ? { time_to_ready_ms: result.timeToReadyMs } : {}),
     tools: result.tools.map(toolJson),
     drift: driftJson(result.drift),
@@ -99,5 +100,5 @@ export function probeText(result: ProbeResult): string {
     hintWords(t.annotations),
   ]);
   const table = formatTable(['TOOL', 'ENABLED', 'APPROVAL', 'ASKS', 'PIN', 'HINTS'], rows);
-  return `${lines.join('\n')}${table}\n${result.tools.length} tool(s) offered, ${enabled} enabled\n`;
+  return `${lines.join('\n')}${table}\n${countOf(result.tools.length, 'tool')} offered, ${enabled} enabled\n`;
 }

@@ -3,11 +3,12 @@
  * and judges the result against the registry entry and the pin. Readiness problems (command,
  * cwd, variables) are reported first; a server that cannot be launched is not started at all.
  */
+import { countOf } from '../diagnostics/count-words.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { entryLocation } from '../registry/entry-location.js';
 import { checkReadiness } from '../registry/readiness.js';
 import type { RegistryEntry, Transport } from '../registry/types.js';
 import { analyzeSurface, type ProbedTool } from './analyze-surface.js';
-import { entryLocation } from './entry-location.js';
 import { planLaunch, type LaunchContext } from './launch-plan.js';
 import {
   listToolsLive,
@@ -101,10 +102,15 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
   const launch = plan.launch;
   if (launch.transport === 'stdio') {
     const resolved = readiness.command?.resolved;
-    if (resolved === undefined)
-      return notLaunched(`its command '${launch.command}' does not resolve`);
+    if (resolved === undefined) {
+      return notLaunched(
+        `its command '${launch.command}' does not resolve to an executable; fix command (see the command error), then probe again`,
+      );
+    }
     if (readiness.cwd !== undefined && !readiness.cwd.exists) {
-      return notLaunched(`its working directory ${readiness.cwd.path} does not exist`);
+      return notLaunched(
+        `its working directory ${readiness.cwd.path} is not an existing directory; create it or change cwd, then probe again`,
+      );
     }
     target = {
       transport: 'stdio',
@@ -115,8 +121,10 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
     };
   } else {
     if (launch.missingBearer) {
+      const name =
+        definition.transport === 'streamable_http' ? definition.bearer_token_env_var : undefined;
       return notLaunched(
-        'its bearer_token_env_var is not set, and Codex does not start an HTTP server without it',
+        `its bearer token variable ${name ?? ''} is not set, and Codex does not start an HTTP server without it; add ${name ?? 'it'}=… to ${ctx.credentials.file} or export it, then probe again`,
       );
     }
     target = { transport: 'streamable_http', url: launch.url, headers: launch.headers };
@@ -134,7 +142,7 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
       diagnostic({
         severity: outcome.failure?.kind === 'protocol-error' ? 'error' : 'warning',
         code: 'probe-protocol-noise',
-        message: `server '${server}' wrote ${outcome.noise.count} line(s) to stdout that are not JSON-RPC (first: ${JSON.stringify(first)}); Codex skips them, but stdout is reserved for MCP messages, so the server should log to stderr`,
+        message: `server '${server}' wrote ${countOf(outcome.noise.count, 'line')} to stdout that are not JSON-RPC (first: ${JSON.stringify(first)}); Codex skips them, but stdout is reserved for MCP messages, so the server should log to stderr`,
         server,
         ...entryLocation(entry, definition.transport === 'stdio' ? ['command'] : []),
       }),

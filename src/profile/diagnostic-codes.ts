@@ -31,6 +31,15 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'error',
     meaning: 'a role name does not match ^[a-z][a-z0-9_-]{0,63}$',
   },
+  'reserved-role-name': {
+    severity: 'error',
+    meaning: "a role named like one of Codex's own [agents] settings (max_threads, max_depth, …)",
+  },
+  'network-access-ignored': {
+    severity: 'warning',
+    meaning:
+      'network_access = true with read-only, or false with full-access: Codex has no such setting, so it has no effect',
+  },
   'unknown-key': {
     severity: 'error',
     meaning: 'a key the pack format does not have (with a suggestion)',
@@ -55,6 +64,10 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
   'instructions-file-not-found': {
     severity: 'error',
     meaning: 'instructions_file does not exist or is not a file',
+  },
+  'instructions-file-binary': {
+    severity: 'error',
+    meaning: 'instructions_file holds NUL bytes: a binary file, not text',
   },
   'instructions-file-unreadable': {
     severity: 'error',
@@ -116,6 +129,11 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
   'invalid-server-grant': {
     severity: 'error',
     meaning: 'a grant of a server whose registry definition is invalid',
+  },
+  'plan-too-large': {
+    severity: 'error',
+    meaning:
+      'the processes would hold more than 10,000 role memberships (dense native_agents/spawn cycles)',
   },
   'tool-not-allowed': {
     severity: 'error',

@@ -1,11 +1,12 @@
 /**
  * `profile doctor` as a function: the pack's own problems, grant resolution against the registry,
  * the registry diagnostics and readiness of the servers the profile uses (severity following the
- * grants' `required`), credentials file permissions, the Codex binary and its version, tool pins,
- * and what Codex 0.149 does not isolate. Launches no MCP server.
+ * grants' `required`), credentials file permissions, codex-base.toml, the Codex binary and its
+ * version, tool pins, and what Codex 0.149 does not isolate. Launches no MCP server.
  */
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { detectCodex } from '../codex/find-codex.js';
+import { loadCodexBase } from '../compile/codex-base.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
 import { loadCredentials } from '../registry/credentials.js';
 import type { VariablePresence } from '../registry/credentials-types.js';
@@ -16,7 +17,7 @@ import { readLock } from '../probe/lock-file.js';
 import { nativeIsolationDiagnostics } from './native-isolation.js';
 import { openPack } from './pack-store.js';
 import { planToJson, type ResolvedPlanJson } from './plan-json.js';
-import { resolveAgainst } from './resolve-pack.js';
+import { resolveAgainst, withGrantProblems } from './resolve-pack.js';
 import { securityNotes } from './security-notes.js';
 import type { ProfilePack, ResolvedPlan } from './types.js';
 
@@ -232,9 +233,17 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   };
 
   const { dir, loaded } = await openPack(input.nameOrPath, input.dirs.dataDir, input.cwd);
-  diagnostics.push(...loaded.diagnostics);
   const pack = loaded.pack;
-  if (pack === undefined) return finish(dir !== undefined ? { pack: dir } : {});
+  if (pack === undefined) {
+    // the grants are still checked against the registry: one run reports every problem
+    diagnostics.push(
+      ...(loaded.partial !== undefined
+        ? withGrantProblems(loaded, await loadRegistry(input.dirs.configDir))
+        : loaded.diagnostics),
+    );
+    return finish(dir !== undefined ? { pack: dir } : {});
+  }
+  diagnostics.push(...loaded.diagnostics);
 
   const uses = grantUses(pack);
   const ids = [...uses.keys()];
@@ -245,6 +254,8 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   const files = configFiles(input.dirs.configDir);
   const credentials = await loadCredentials(files.credentials, input.env);
   diagnostics.push(...credentials.diagnostics);
+  // compile copies codex-base.toml into every rendered config: its problems stop a session too
+  diagnostics.push(...(await loadCodexBase(input.dirs.configDir)).diagnostics);
 
   const readiness: Readiness[] = [];
   for (const id of ids) {
@@ -280,9 +291,14 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   const plan = resolved.plan;
   if (plan) {
     const source = { file: pack.file, ...(pack.positions ? { positions: pack.positions } : {}) };
-    diagnostics.push(...nativeIsolationDiagnostics(pack, plan, source));
-    diagnostics.push(...securityNotes(pack, plan, source));
-    diagnostics.push(...unreachableRoles(pack, plan));
+    // one per native role per process: many for a large pack, so no spread into push()
+    for (const found of [
+      nativeIsolationDiagnostics(pack, plan, source),
+      securityNotes(pack, plan, source),
+      unreachableRoles(pack, plan),
+    ]) {
+      for (const d of found) diagnostics.push(d);
+    }
   }
 
   const servers: DoctorServer[] = ids.map((id) => {

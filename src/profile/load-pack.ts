@@ -8,9 +8,10 @@ import { join, relative, resolve, sep } from 'node:path';
 
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import type { KeyPositions } from '../toml/key-positions.js';
 import { decodeUtf8 } from '../toml/parse-toml.js';
 import { PACK_FILE } from './pack-fields.js';
-import type { ProfilePack, RoleSpec } from './types.js';
+import type { ProfileData, ProfilePack, RoleSpec } from './types.js';
 import { validatePackToml, type InstructionFileRef } from './validate-pack.js';
 
 /** Largest profile.toml or instruction file accepted. */
@@ -18,6 +19,14 @@ export const MAX_PACK_FILE_BYTES = 1024 * 1024;
 
 export interface LoadedPack {
   readonly pack: ProfilePack | undefined;
+  /**
+   * When `pack` is undefined but profile.toml parsed: its roles with the grants that are valid
+   * on their own (see `PackValidation.partial`), for checking those grants against the registry.
+   */
+  readonly partial?: ProfileData;
+  /** Where `partial` came from: profile.toml and its key positions. */
+  readonly file?: string;
+  readonly positions?: KeyPositions;
   readonly diagnostics: Diagnostic[];
   /** Pack-relative files the pack consists of: `profile.toml` and its instruction files, sorted. */
   readonly files: readonly string[];
@@ -88,7 +97,14 @@ export async function loadPack(dir: string): Promise<LoadedPack> {
 
   const files = [PACK_FILE, ...[...texts.keys()]].sort();
   if (validation.profile === undefined || hasErrors(diagnostics)) {
-    return { pack: undefined, diagnostics, files };
+    const partial = validation.profile ?? validation.partial;
+    return {
+      pack: undefined,
+      diagnostics,
+      files,
+      ...(partial ? { partial, file } : {}),
+      ...(partial && validation.positions ? { positions: validation.positions } : {}),
+    };
   }
   const agents: Record<string, RoleSpec> = {};
   for (const [name, role] of Object.entries(validation.profile.agents)) {
@@ -163,7 +179,19 @@ async function readInstructions(
     }
     const bytes = await readFile(real);
     const decoded = decodeUtf8(bytes, join(packDir, ref.file));
-    if (!decoded.ok) return decoded.diagnostics;
+    if (!decoded.ok) {
+      // positioned in the instruction file itself; the message names the role that uses it
+      return decoded.diagnostics.map((d) => ({
+        ...d,
+        message: `instructions file ${JSON.stringify(ref.file)} of role \`${ref.role}\` is not valid UTF-8 text; save it as UTF-8`,
+      }));
+    }
+    if (decoded.text.includes('\u0000')) {
+      return problem(
+        'instructions-file-binary',
+        `instructions file ${JSON.stringify(ref.file)} contains NUL bytes, so it is not a text file; instructions are text written for the model: point instructions_file at a text file (Markdown or plain text)`,
+      );
+    }
     const text = decoded.text.startsWith('\uFEFF') ? decoded.text.slice(1) : decoded.text;
     if (text.trim() === '') {
       return problem(

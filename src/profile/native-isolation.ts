@@ -1,7 +1,8 @@
 /**
  * What Codex 0.149 really does with native roles: a sub-agent uses its parent session's MCP
- * servers, tool filters and approval modes, and shares its process environment. Pure: compares
- * each native role's grants with its process root's and reports the difference.
+ * servers, tool filters and approval modes — `mmo_mesh` included, which acts for the process
+ * root — and shares its process environment. Pure: compares each native role's grants and
+ * spawn/control lists with its process root's and reports the difference.
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { referencedEnvVars } from '../registry/types.js';
@@ -13,6 +14,24 @@ import type { ProfileData, ResolvedPlan } from './types.js';
 export interface ServerTools {
   readonly server: string;
   readonly tools: readonly string[];
+}
+
+/** Participant grants: the roles one may spawn and control through `mmo_mesh`. */
+export interface MeshGrants {
+  readonly spawn: readonly string[];
+  readonly control: readonly string[];
+}
+
+/**
+ * A native role's reach through `mmo_mesh` when it differs from its own lists. The process's
+ * mesh server is started for the process root and authorises every call with the root's lists,
+ * and the role sees the root's `mmo_mesh` entry (enabled only when the root has spawn or control).
+ */
+export interface MeshDelta {
+  /** What the role really gets: the root's lists, or null when the root has neither (no mesh tools). */
+  readonly effective: MeshGrants | null;
+  /** The role's own lists, which Codex does not apply to it. */
+  readonly own: MeshGrants;
 }
 
 export interface NativeRoleDelta {
@@ -29,10 +48,38 @@ export interface NativeRoleDelta {
   readonly env: readonly string[];
   /** Of those, the names the root's own servers do not reference. */
   readonly envBeyondRoot: readonly string[];
+  /** Present when the role's reach through `mmo_mesh` differs from its own spawn/control. */
+  readonly mesh?: MeshDelta;
+}
+
+function meshGrantsOf(profile: ProfileData, role: string): MeshGrants {
+  const spec = profile.agents[role];
+  return { spawn: [...(spec?.spawn ?? [])].sort(), control: [...(spec?.control ?? [])].sort() };
+}
+
+const sameList = (a: readonly string[], b: readonly string[]): boolean =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The mesh difference of native role `role` in the process rooted at `root`, if any. */
+function meshDelta(profile: ProfileData, root: string, role: string): MeshDelta | undefined {
+  const rootGrants = meshGrantsOf(profile, root);
+  const own = meshGrantsOf(profile, role);
+  const rootHasMesh = rootGrants.spawn.length + rootGrants.control.length > 0;
+  const ownHasMesh = own.spawn.length + own.control.length > 0;
+  if (!rootHasMesh && !ownHasMesh) return undefined;
+  const effective = rootHasMesh ? rootGrants : null;
+  if (
+    effective !== null &&
+    sameList(effective.spawn, own.spawn) &&
+    sameList(effective.control, own.control)
+  ) {
+    return undefined;
+  }
+  return { effective, own };
 }
 
 /** Difference between every native role and its process root, per process. */
-export function nativeRoleDeltas(plan: ResolvedPlan): NativeRoleDelta[] {
+export function nativeRoleDeltas(profile: ProfileData, plan: ResolvedPlan): NativeRoleDelta[] {
   const out: NativeRoleDelta[] = [];
   const varsOf = (servers: readonly string[]): string[] => {
     const names = new Set<string>();
@@ -70,6 +117,7 @@ export function nativeRoleDeltas(plan: ResolvedPlan): NativeRoleDelta[] {
         }
       }
       const env = varsOf(Object.keys(role.grants));
+      const mesh = meshDelta(profile, process.root, name);
       out.push({
         process: process.root,
         role: name,
@@ -78,34 +126,57 @@ export function nativeRoleDeltas(plan: ResolvedPlan): NativeRoleDelta[] {
         requiredDiffers,
         env,
         envBeyondRoot: env.filter((n) => !rootVars.has(n)),
+        ...(mesh !== undefined ? { mesh } : {}),
       });
     }
   }
   return out;
 }
 
+function formatMeshGrants(grants: MeshGrants): string {
+  const list = (names: readonly string[]): string => (names.length > 0 ? names.join(', ') : 'none');
+  return `spawn ${list(grants.spawn)}; control ${list(grants.control)}`;
+}
+
+/** The sentence about `mmo_mesh` in a `native-role-not-isolated` warning. */
+function meshSentence(delta: NativeRoleDelta, mesh: MeshDelta): string {
+  const own = mesh.own.spawn.length + mesh.own.control.length > 0;
+  if (mesh.effective === null) {
+    return `it will LOSE mmo_mesh: its own participant grants (${formatMeshGrants(mesh.own)}) cannot be used, because \`${delta.process}\` has neither spawn nor control`;
+  }
+  return own
+    ? `through mmo_mesh it acts with \`${delta.process}\`'s participant grants (${formatMeshGrants(mesh.effective)}), not its own (${formatMeshGrants(mesh.own)})`
+    : `it will GAIN mmo_mesh with \`${delta.process}\`'s participant grants (${formatMeshGrants(mesh.effective)})`;
+}
+
 function formatTools(groups: readonly ServerTools[]): string {
   return groups.map((g) => g.tools.map((t) => `${g.server}:${t}`).join(', ')).join(', ');
 }
 
-/** Where the role is listed as a native agent inside its process (first listing). */
-function nativeListing(
+/**
+ * Where each native role of each process is first listed in `native_agents` by a role of that
+ * process: process root → role → key path. One pass over the processes' members.
+ */
+function nativeListings(
   profile: ProfileData,
   plan: ResolvedPlan,
-  processRoot: string,
-  role: string,
-): KeyPath {
-  const members = plan.processes.find((p) => p.root === processRoot)?.roles ?? [];
-  for (const member of members) {
-    const index = profile.agents[member]?.native_agents.indexOf(role) ?? -1;
-    if (index >= 0) return ['agents', member, 'native_agents', index];
+): Map<string, Map<string, KeyPath>> {
+  const out = new Map<string, Map<string, KeyPath>>();
+  for (const process of plan.processes) {
+    const listings = new Map<string, KeyPath>();
+    for (const member of process.roles) {
+      profile.agents[member]?.native_agents.forEach((role, index) => {
+        if (!listings.has(role)) listings.set(role, ['agents', member, 'native_agents', index]);
+      });
+    }
+    out.set(process.root, listings);
   }
-  return ['agents', role];
+  return out;
 }
 
 /**
- * `native-role-not-isolated` (warning) for every native role whose effective tools differ from
- * its process root's, and `native-role-shares-environment` when a native role's servers use
+ * `native-role-not-isolated` (warning) for every native role whose effective tools — Tool MCP
+ * servers and `mmo_mesh` reach — differ from its own grants, and `native-role-shares-environment` when a native role's servers use
  * credentials (warning when they bring variables the root's own servers do not use, info otherwise).
  */
 export function nativeIsolationDiagnostics(
@@ -114,8 +185,9 @@ export function nativeIsolationDiagnostics(
   source?: PlanSource,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
-  for (const delta of nativeRoleDeltas(plan)) {
-    const path = nativeListing(profile, plan, delta.process, delta.role);
+  const listings = nativeListings(profile, plan);
+  for (const delta of nativeRoleDeltas(profile, plan)) {
+    const path = listings.get(delta.process)?.get(delta.role) ?? ['agents', delta.role];
     const at = source?.positions?.lookup(path);
     const where = {
       file: source?.file,
@@ -124,7 +196,10 @@ export function nativeIsolationDiagnostics(
       path: formatKeyPath(path),
     };
     const differs =
-      delta.gains.length > 0 || delta.loses.length > 0 || delta.requiredDiffers.length > 0;
+      delta.gains.length > 0 ||
+      delta.loses.length > 0 ||
+      delta.requiredDiffers.length > 0 ||
+      delta.mesh !== undefined;
     if (differs) {
       const parts: string[] = [];
       if (delta.gains.length > 0) {
@@ -137,6 +212,7 @@ export function nativeIsolationDiagnostics(
           `it will LOSE ${formatTools(delta.loses)} (granted to \`${delta.role}\`, not to \`${delta.process}\`)`,
         );
       }
+      if (delta.mesh !== undefined) parts.push(meshSentence(delta, delta.mesh));
       if (delta.requiredDiffers.length > 0) {
         parts.push(
           `\`required\` of ${delta.requiredDiffers.join(', ')} follows \`${delta.process}\`'s grant`,

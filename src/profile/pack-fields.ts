@@ -25,6 +25,23 @@ export const ROLE_KEYS = [
 
 export const GRANT_KEYS = ['required', 'enabled_tools'] as const;
 
+/**
+ * Keys of Codex 0.149's `[agents]` table that are settings, not roles (measured with
+ * `codex app-server --strict-config`), with the value type Codex expects. Any other key under
+ * `[agents]` is read as a role, so a role of one of these names would break the whole rendered
+ * config ("invalid type: map, expected i32"); pack validation refuses such role names, and
+ * codex-base.toml may set these (and only these) under `[agents]`.
+ */
+export const CODEX_AGENTS_SETTINGS: Readonly<Record<string, 'integer' | 'boolean' | 'string'>> = {
+  max_threads: 'integer',
+  max_concurrent_threads_per_session: 'integer',
+  max_depth: 'integer',
+  job_max_runtime_seconds: 'integer',
+  interrupt_message: 'boolean',
+  default_subagent_model: 'string',
+  default_subagent_reasoning_effort: 'string',
+};
+
 /** The role-reference lists of a role, in the order they are checked. */
 export const ROLE_REFERENCE_KEYS = ['native_agents', 'spawn', 'control'] as const;
 

@@ -16,11 +16,11 @@ import {
   stat,
   writeFile,
 } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggest } from '../diagnostics/did-you-mean.js';
-import { describeError } from '../errors.js';
+import { IoError, describeError } from '../errors.js';
 import { loadPack, type LoadedPack } from './load-pack.js';
 import { PACK_FILE, PACK_NAME_PATTERN } from './pack-fields.js';
 
@@ -91,20 +91,24 @@ async function sameContents(dir: string, contents: ReadonlyMap<string, Buffer>):
   return true;
 }
 
-/** Makes a read-only tree writable again and removes it. */
+/**
+ * Removes a tree that may hold read-only directories (installed packs, stored snapshots): each
+ * directory is made writable by its owner first, since removing an entry needs a writable
+ * parent. A tree that is already gone is fine.
+ */
 export async function removeTree(dir: string): Promise<void> {
   const loosen = async (path: string): Promise<void> => {
-    let info;
+    let entries;
     try {
-      info = await lstat(path);
+      const info = await lstat(path);
+      if (!info.isDirectory()) return;
+      if ((info.mode & 0o700) !== 0o700) await chmod(path, (info.mode & 0o777) | 0o700);
+      entries = await readdir(path, { withFileTypes: true });
     } catch {
-      return;
+      return; // gone, or not ours to change: rm below reports what really blocks removal
     }
-    if (info.isDirectory()) {
-      await chmod(path, 0o755);
-      for (const name of await readdir(path)) await loosen(join(path, name));
-    } else if (info.isFile()) {
-      await chmod(path, 0o644);
+    for (const entry of entries) {
+      if (entry.isDirectory()) await loosen(join(path, entry.name));
     }
   };
   await loosen(dir);
@@ -218,7 +222,10 @@ export interface InstalledPack {
   readonly diagnostics: readonly Diagnostic[];
 }
 
-/** Every installed pack, sorted by name, each loaded and validated. */
+/**
+ * Every installed pack, sorted by name, each loaded and validated. No `<data>/profiles` means
+ * none; one that cannot be read (not a directory, no permission) is an IoError.
+ */
 export async function listPacks(dataDir: string): Promise<InstalledPack[]> {
   const root = profilesDir(dataDir);
   let names: string[];
@@ -227,8 +234,11 @@ export async function listPacks(dataDir: string): Promise<InstalledPack[]> {
       .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
       .map((e) => e.name)
       .sort();
-  } catch {
-    return [];
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return [];
+    throw new IoError(root, `cannot read the installed packs in ${root}: ${describeError(error)}`, {
+      cause: error,
+    });
   }
   const out: InstalledPack[] = [];
   for (const name of names) {
@@ -308,8 +318,34 @@ export async function locatePack(
   return installedExists ? installed : undefined;
 }
 
-/** A `profile-not-found` diagnostic, suggesting an installed name when one is close. */
-export async function packNotFound(nameOrPath: string, dataDir: string): Promise<Diagnostic> {
+/**
+ * A `profile-not-found` diagnostic, suggesting an installed name when one is close. When
+ * `nameOrPath` (relative to `cwd`) names a file, for instance the pack's own profile.toml, it
+ * says to give the directory instead.
+ */
+export async function packNotFound(
+  nameOrPath: string,
+  dataDir: string,
+  cwd?: string,
+): Promise<Diagnostic> {
+  if (cwd !== undefined && nameOrPath !== '') {
+    const asPath = resolve(cwd, nameOrPath);
+    const isFile = await stat(asPath).then(
+      (info) => !info.isDirectory(),
+      () => false,
+    );
+    if (isFile) {
+      const hint =
+        basename(asPath) === PACK_FILE
+          ? `give the directory that holds it: ${dirname(asPath)}`
+          : `a pack is a directory holding ${PACK_FILE}`;
+      return diagnostic({
+        code: 'profile-not-found',
+        message: `${asPath} is a file, not a pack directory; ${hint}`,
+        file: asPath,
+      });
+    }
+  }
   const names = await installedNames(dataDir);
   const guess = suggest(nameOrPath, names);
   const known = names.length > 0 ? `installed packs: ${names.join(', ')}` : 'no pack is installed';
@@ -331,7 +367,7 @@ export async function openPack(
       dir,
       loaded: {
         pack: undefined,
-        diagnostics: [await packNotFound(nameOrPath, dataDir)],
+        diagnostics: [await packNotFound(nameOrPath, dataDir, cwd)],
         files: [],
       },
     };

@@ -2,34 +2,21 @@
  * JSON views of profiles for `profile show` (DESIGN §7): the profile as written, and the resolved
  * plan in its fixed shape. Pure; neither view contains a credential value, only variable names.
  */
-import type { ProfileData, ResolvedPlan } from './types.js';
+import type { ProfileData, ResolvedGrant, ResolvedPlan, ResolvedProcess } from './types.js';
 
+/** `profile show P --resolved --json` (DESIGN §7): the plan without the server definitions. */
 export interface ResolvedPlanJson {
   readonly profile: string;
   readonly root: string;
   readonly roles: Record<
     string,
     {
-      readonly grants: Record<
-        string,
-        {
-          readonly enabled_tools: readonly string[];
-          readonly disabled_tools: readonly string[];
-          readonly required: boolean;
-        }
-      >;
+      readonly grants: Record<string, ResolvedGrant>;
       readonly mesh_tool_timeout_sec: number | null;
       readonly lifecycle_wait_sec: number;
     }
   >;
-  readonly processes: readonly {
-    readonly root: string;
-    readonly roles: readonly string[];
-    readonly servers: readonly string[];
-    readonly lifecycle_wait_sec: number;
-    readonly env: readonly string[];
-    readonly mesh: boolean;
-  }[];
+  readonly processes: readonly ResolvedProcess[];
 }
 
 /** `profile show P --resolved --json`. */

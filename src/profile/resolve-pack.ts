@@ -6,35 +6,31 @@
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { loadRegistry } from '../registry/load-registry.js';
 import type { Registry, ServerDefinition } from '../registry/types.js';
-import { diagnosticsAffecting } from '../registry/validate-registry.js';
-import { resolvePlan } from './resolve-plan.js';
-import type { ProfileData, ProfilePack, ResolvedPlan } from './types.js';
+import { diagnosticsAffectingEach } from '../registry/validate-registry.js';
+import type { LoadedPack } from './load-pack.js';
+import { checkGrants, grantedServers, resolvePlan } from './resolve-plan.js';
+import type { ProfilePack, ResolvedPlan } from './types.js';
 
-/** Server IDs granted anywhere in the profile, sorted. */
-export function grantedServers(profile: ProfileData): string[] {
-  const ids = new Set<string>();
-  for (const role of Object.values(profile.agents)) {
-    for (const server of Object.keys(role.grants)) ids.add(server);
-  }
-  return [...ids].sort();
-}
+export { grantedServers } from './resolve-plan.js';
 
-function sameDiagnostic(a: Diagnostic, b: Diagnostic): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+export interface RegistryDiagnosticOptions {
+  /** Add an info counting the registry's problems that do not affect these servers (default true). */
+  readonly countOthers?: boolean;
 }
 
 /**
  * Registry diagnostics about the servers in `ids` (and the fragment problems that may hide one),
- * plus an info counting the registry's other problems.
+ * plus, unless `countOthers` is false, an info counting the registry's other problems.
  */
-export function registryDiagnosticsFor(registry: Registry, ids: readonly string[]): Diagnostic[] {
-  const relevant: Diagnostic[] = [];
-  for (const d of ids.flatMap((id) => diagnosticsAffecting(registry, id))) {
-    if (!relevant.some((r) => sameDiagnostic(r, d))) relevant.push(d);
-  }
-  const others = registry.diagnostics.filter(
-    (d) => d.severity !== 'info' && !relevant.some((r) => sameDiagnostic(r, d)),
-  );
+export function registryDiagnosticsFor(
+  registry: Registry,
+  ids: readonly string[],
+  options: RegistryDiagnosticOptions = {},
+): Diagnostic[] {
+  const relevant = diagnosticsAffectingEach(registry, ids);
+  if (options.countOthers === false) return relevant;
+  const shown = new Set(relevant);
+  const others = registry.diagnostics.filter((d) => d.severity !== 'info' && !shown.has(d));
   if (others.length > 0) {
     const n = others.length;
     relevant.push(
@@ -66,6 +62,7 @@ export function registryInputs(registry: Registry): {
 export function resolveAgainst(
   pack: ProfilePack,
   registry: Registry,
+  options: RegistryDiagnosticOptions = {},
 ): { plan: ResolvedPlan | undefined; diagnostics: Diagnostic[] } {
   const { definitions, invalidServers } = registryInputs(registry);
   const resolved = resolvePlan(
@@ -77,10 +74,40 @@ export function resolveAgainst(
   return {
     plan: resolved.plan,
     diagnostics: [
-      ...registryDiagnosticsFor(registry, grantedServers(pack)),
+      ...registryDiagnosticsFor(registry, grantedServers(pack), options),
       ...resolved.diagnostics,
     ],
   };
+}
+
+/**
+ * For a pack that failed validation: its own diagnostics plus its grants checked against the
+ * registry, so that one run reports the pack's problems and its grant problems together. Where
+ * both report the same problem at the same key (an empty `enabled_tools`), the registry's
+ * diagnostic, which names the operator's list, replaces the pack's.
+ */
+export function withGrantProblems(
+  loaded: LoadedPack,
+  registry: Registry,
+  options: RegistryDiagnosticOptions = {},
+): Diagnostic[] {
+  const { partial, file } = loaded;
+  if (partial === undefined || file === undefined) return [...loaded.diagnostics];
+  const { definitions, invalidServers } = registryInputs(registry);
+  const positions = loaded.positions;
+  const grants = checkGrants(
+    partial,
+    definitions,
+    { file, ...(positions ? { positions } : {}) },
+    { invalidServers },
+  );
+  const key = (d: Diagnostic): string => `${d.code} ${d.file ?? ''} ${d.path ?? ''}`;
+  const superseded = new Set(grants.map(key));
+  return [
+    ...loaded.diagnostics.filter((d) => !superseded.has(key(d))),
+    ...registryDiagnosticsFor(registry, grantedServers(partial), options),
+    ...grants,
+  ];
 }
 
 /** Loads the registry of `configDir` and resolves `pack` against it. */

@@ -11,6 +11,7 @@ import {
   CODEX_DEFAULT_STARTUP_TIMEOUT_SEC,
   LIFECYCLE_WAIT_FLOOR_SEC,
   LIFECYCLE_WAIT_MARGIN_SEC,
+  MAX_PROCESS_MEMBERSHIPS,
   MESH_PROTOCOL_OVERHEAD_SEC,
   type ProfileData,
   type ResolvedGrant,
@@ -88,16 +89,23 @@ export function nativeClosure(profile: ProfileData, root: string): string[] {
 
 /**
  * The Codex processes of a session: the profile root, then every role reachable through `spawn`
- * from any role of any process, each with its native closure. Cycles are followed once.
+ * from any role of any process, each with its native closure. Cycles are followed once. Stops
+ * early and returns undefined once the processes hold more than `limit` role memberships.
  */
-export function processesOf(profile: ProfileData): { root: string; roles: string[] }[] {
+export function processesOf(
+  profile: ProfileData,
+  limit: number = Number.POSITIVE_INFINITY,
+): { root: string; roles: string[] }[] | undefined {
   if (profile.agents[profile.root] === undefined) return [];
   const roots = [profile.root];
   const seen = new Set(roots);
   const out: { root: string; roles: string[] }[] = [];
+  let memberships = 0;
   for (let i = 0; i < roots.length; i++) {
     const root = roots[i] ?? '';
     const roles = nativeClosure(profile, root);
+    memberships += roles.length;
+    if (memberships > limit) return undefined;
     out.push({ root, roles });
     for (const member of roles) {
       for (const target of profile.agents[member]?.spawn ?? []) {
@@ -126,49 +134,36 @@ export function effectiveGrant(
   };
 }
 
-/** Checks every grant against the registry and derives the resolved plan. Never throws. */
-export function resolvePlan(
+/** Server IDs granted anywhere in the profile, sorted. */
+export function grantedServers(profile: ProfileData): string[] {
+  const ids = new Set<string>();
+  for (const role of Object.values(profile.agents)) {
+    for (const server of Object.keys(role.grants)) ids.add(server);
+  }
+  return [...ids].sort();
+}
+
+/**
+ * Checks every grant of `profile` against the operator's definitions: a grant of `mmo_mesh`, of
+ * a server the registry does not define (or defines invalidly), an empty `enabled_tools`, a tool
+ * outside the operator's list. Each diagnostic points at the grant in the pack file and names
+ * the registered servers or the operator's tool list. Pure; usable on a partially valid pack.
+ */
+export function checkGrants(
   profile: ProfileData,
   servers: ServerMap,
   source?: PlanSource,
   options: ResolveOptions = {},
-): { plan: ResolvedPlan | undefined; diagnostics: Diagnostic[] } {
+): Diagnostic[] {
   const diagnostics: Diagnostic[] = [];
-  const report = (code: string, path: KeyPath, message: string, server?: string): void => {
-    const at = source?.positions?.lookup(path);
-    diagnostics.push(
-      diagnostic({
-        code,
-        message,
-        file: source?.file,
-        line: at?.line,
-        column: at?.column,
-        path: formatKeyPath(path),
-        server,
-      }),
-    );
-  };
+  const report = planReporter(diagnostics, source);
   const registered = [...servers.keys()].sort();
-
-  if (profile.agents[profile.root] === undefined) {
-    report('unknown-role', ['root'], `root role \`${profile.root}\` is not defined in the profile`);
-  }
   for (const role of Object.values(profile.agents)) {
-    for (const key of ['native_agents', 'spawn', 'control'] as const) {
-      role[key].forEach((target, index) => {
-        if (profile.agents[target] === undefined) {
-          report(
-            'unknown-role',
-            ['agents', role.name, key, index],
-            `\`${key}\` names role \`${target}\`, which the profile does not define`,
-          );
-        }
-      });
-    }
     for (const grant of Object.values(role.grants)) {
       checkGrant(role, grant.server, grant.enabled_tools);
     }
   }
+  return diagnostics;
 
   function checkGrant(role: RoleSpec, server: string, tools: readonly string[] | undefined): void {
     const grantPath: KeyPath = ['agents', role.name, 'tool_mcp_servers', server];
@@ -231,6 +226,56 @@ export function resolvePlan(
       );
     });
   }
+}
+
+/** A `report(code, path, message, server?)` that positions diagnostics in the pack file. */
+function planReporter(
+  diagnostics: Diagnostic[],
+  source: PlanSource | undefined,
+): (code: string, path: KeyPath, message: string, server?: string) => void {
+  return (code, path, message, server) => {
+    const at = source?.positions?.lookup(path);
+    diagnostics.push(
+      diagnostic({
+        code,
+        message,
+        file: source?.file,
+        line: at?.line,
+        column: at?.column,
+        path: formatKeyPath(path),
+        server,
+      }),
+    );
+  };
+}
+
+/** Checks every grant against the registry and derives the resolved plan. Never throws. */
+export function resolvePlan(
+  profile: ProfileData,
+  servers: ServerMap,
+  source?: PlanSource,
+  options: ResolveOptions = {},
+): { plan: ResolvedPlan | undefined; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const report = planReporter(diagnostics, source);
+
+  if (profile.agents[profile.root] === undefined) {
+    report('unknown-role', ['root'], `root role \`${profile.root}\` is not defined in the profile`);
+  }
+  for (const role of Object.values(profile.agents)) {
+    for (const key of ['native_agents', 'spawn', 'control'] as const) {
+      role[key].forEach((target, index) => {
+        if (profile.agents[target] === undefined) {
+          report(
+            'unknown-role',
+            ['agents', role.name, key, index],
+            `\`${key}\` names role \`${target}\`, which the profile does not define`,
+          );
+        }
+      });
+    }
+  }
+  diagnostics.push(...checkGrants(profile, servers, source, options));
 
   if (hasErrors(diagnostics)) return { plan: undefined, diagnostics };
 
@@ -253,7 +298,16 @@ export function resolvePlan(
     };
   }
 
-  const processes: ResolvedProcess[] = processesOf(profile).map(({ root, roles: members }) => {
+  const layout = processesOf(profile, MAX_PROCESS_MEMBERSHIPS);
+  if (layout === undefined) {
+    report(
+      'plan-too-large',
+      ['root'],
+      `the processes of this profile would hold more than ${MAX_PROCESS_MEMBERSHIPS} role memberships (every process holds its root and all roles reachable through native_agents, and every role reachable through spawn roots a process); each membership is a rendered Codex config or role file. Break up cycles in native_agents and spawn, or split the profile`,
+    );
+    return { plan: undefined, diagnostics };
+  }
+  const processes: ResolvedProcess[] = layout.map(({ root, roles: members }) => {
     const union = new Set<string>();
     let mesh = false;
     for (const member of members) {

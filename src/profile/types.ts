@@ -103,3 +103,10 @@ export const LIFECYCLE_WAIT_FLOOR_SEC = 1200;
 export const LIFECYCLE_WAIT_MARGIN_SEC = 30;
 /** Protocol overhead added to the `mmo_mesh` tool timeout. */
 export const MESH_PROTOCOL_OVERHEAD_SEC = 60;
+/**
+ * Most role memberships a session's processes may have in total (each process counts its root
+ * plus every native role in it). Each membership is a rendered config or role file restating
+ * every server of its process, so this bounds what compile, render and doctor produce; a pack
+ * whose native_agents/spawn graph exceeds it (dense cycles make it grow with roles²) is refused.
+ */
+export const MAX_PROCESS_MEMBERSHIPS = 10_000;

@@ -11,6 +11,7 @@ import { RESERVED_SERVER_ID, SERVER_ID_PATTERN, type FragmentSource } from '../r
 import { formatKeyPath, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
 import { parseTomlBytes } from '../toml/parse-toml.js';
 import {
+  CODEX_AGENTS_SETTINGS,
   GRANT_KEY_ADVICE,
   GRANT_KEYS,
   PACK_NAME_PATTERN,
@@ -45,6 +46,12 @@ export interface PackValidation {
    * `instructions` string until the file is read.
    */
   readonly profile: ProfileData | undefined;
+  /**
+   * When the document has errors but parses: every role table with the grants that are valid on
+   * their own, so that the grants can still be checked against the registry and every problem
+   * is reported at once. Not a usable profile.
+   */
+  readonly partial?: ProfileData;
   readonly positions?: KeyPositions;
   readonly instructionFiles: readonly InstructionFileRef[];
   readonly diagnostics: readonly Diagnostic[];
@@ -211,8 +218,9 @@ export function validatePackToml(source: FragmentSource): PackValidation {
   }
 
   const roleNames = Object.keys(agents);
+  const roleSet = new Set(roleNames);
   const checkRoleReference = (target: string, path: KeyPath, what: string): void => {
-    if (roleNames.includes(target)) return;
+    if (roleSet.has(target)) return;
     report(
       'unknown-role',
       path,
@@ -233,6 +241,12 @@ export function validatePackToml(source: FragmentSource): PackValidation {
         'invalid-role-name',
         rolePath,
         `role name ${JSON.stringify(roleName)} is invalid: use 1–64 characters, lowercase letters, digits, '_' or '-', starting with a letter`,
+      );
+    } else if (Object.hasOwn(CODEX_AGENTS_SETTINGS, roleName)) {
+      report(
+        'reserved-role-name',
+        rolePath,
+        `role name \`${roleName}\` is one of Codex's own [agents] settings (${Object.keys(CODEX_AGENTS_SETTINGS).join(', ')}); Codex would read [agents.${roleName}] as that setting and reject the whole configuration. Rename the role`,
       );
     }
     if (!isTable(value)) {
@@ -344,6 +358,25 @@ export function validatePackToml(source: FragmentSource): PackValidation {
           [...rolePath, 'network_access'],
           `network_access must be true or false, not ${describe(network)}`,
         );
+    }
+    // Codex 0.149's config.toml has a shell-network switch only for the workspace-write sandbox
+    // (`sandbox_workspace_write.network_access`): the read-only sandbox never has network and
+    // full access never restricts it. The setting stays in the profile (and the snapshot) but
+    // cannot be rendered for those two, so validation says so instead of dropping it silently.
+    if (network === true && permissions === 'read-only') {
+      report(
+        'network-access-ignored',
+        [...rolePath, 'network_access'],
+        `network_access = true has no effect for role \`${roleName}\`: with permissions = "read-only" Codex's sandbox keeps shell commands off the network, and Codex's configuration has a network switch only for the workspace-write sandbox. Use permissions = "workspace-write" to give shell commands network access, or remove network_access`,
+        'warning',
+      );
+    } else if (network === false && permissions === 'full-access') {
+      report(
+        'network-access-ignored',
+        [...rolePath, 'network_access'],
+        `network_access = false has no effect for role \`${roleName}\`: with permissions = "full-access" Codex runs shell commands without a sandbox, so they keep network access. Use permissions = "workspace-write" to switch shell networking off, or remove network_access`,
+        'warning',
+      );
     }
 
     const refs: Record<(typeof ROLE_REFERENCE_KEYS)[number], string[]> = {
@@ -486,12 +519,13 @@ export function validatePackToml(source: FragmentSource): PackValidation {
         continue;
       }
       const grant = validateGrant(server, grantValue, grantPath);
-      if (usable && grant) grants[server] = grant;
+      if (usable) grants[server] = grant;
     }
     return grants;
   }
 
-  function validateGrant(server: string, table: Table, path: KeyPath): GrantSpec | undefined {
+  /** A grant, also when it has errors (then it only serves the partial profile). */
+  function validateGrant(server: string, table: Table, path: KeyPath): GrantSpec {
     let ok = true;
     for (const key of Object.keys(table)) {
       if ((GRANT_KEYS as readonly string[]).includes(key)) continue;
@@ -567,16 +601,33 @@ export function validatePackToml(source: FragmentSource): PackValidation {
         });
       }
     }
-    if (!ok) return undefined;
+    if (ok) {
+      return {
+        server,
+        required,
+        ...(enabledTools !== undefined ? { enabled_tools: enabledTools } : {}),
+      };
+    }
+    // Not part of a valid profile, but kept for the partial one so the registry check can add
+    // what only it knows (the operator's list, unknown servers). Its tools are kept only when
+    // their indexes still match the file (no entry dropped), so positions stay right.
+    const keepTools =
+      Array.isArray(tools) && (tools.length === 0 || enabledTools?.length === tools.length);
     return {
       server,
       required,
-      ...(enabledTools !== undefined ? { enabled_tools: enabledTools } : {}),
+      ...(keepTools ? { enabled_tools: enabledTools ?? [] } : {}),
     };
   }
 
   if (hasErrors(diagnostics) || name === undefined || root === undefined) {
-    return { profile: undefined, positions, instructionFiles, diagnostics };
+    const partial: ProfileData = {
+      schema_version: PROFILE_SCHEMA_VERSION,
+      name: name ?? '',
+      root: root ?? '',
+      agents: roles,
+    };
+    return { profile: undefined, partial, positions, instructionFiles, diagnostics };
   }
   const profile: ProfileData = {
     schema_version: PROFILE_SCHEMA_VERSION,

@@ -5,9 +5,10 @@
  */
 import { parse } from 'dotenv';
 
-import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../paths/directories.js';
 import type { CredentialOrigin, CredentialSource } from './credentials-types.js';
+import { registryDiagnostic } from './diagnostic-codes.js';
 import { formatBytes, readConfigFile } from './read-config-file.js';
 
 /** File mode bits that must be clear on credentials.env: any access by group or others. */
@@ -77,8 +78,7 @@ export async function loadCredentials(file: string, env: Environment): Promise<L
       return { source: credentialSourceFrom({}, env, file, false), diagnostics };
     case 'not-a-file':
       diagnostics.push(
-        diagnostic({
-          code: 'credentials-file-unreadable',
+        registryDiagnostic('credentials-file-unreadable', {
           message: `credentials file is ${result.what}, not a regular file; replace it with a dotenv file of NAME=value lines`,
           file,
         }),
@@ -86,8 +86,7 @@ export async function loadCredentials(file: string, env: Environment): Promise<L
       return { source: credentialSourceFrom({}, env, file, false), diagnostics };
     case 'too-large':
       diagnostics.push(
-        diagnostic({
-          code: 'credentials-file-unreadable',
+        registryDiagnostic('credentials-file-unreadable', {
           message: `credentials file is ${formatBytes(result.size)}, over the ${formatBytes(result.limit)} limit; keep only NAME=value lines in it`,
           file,
         }),
@@ -95,8 +94,7 @@ export async function loadCredentials(file: string, env: Environment): Promise<L
       return { source: credentialSourceFrom({}, env, file, false), diagnostics };
     case 'unreadable':
       diagnostics.push(
-        diagnostic({
-          code: 'credentials-file-unreadable',
+        registryDiagnostic('credentials-file-unreadable', {
           message: `cannot read the credentials file (${result.reason}); make it readable by you (chmod 600)`,
           file,
         }),
@@ -107,9 +105,7 @@ export async function loadCredentials(file: string, env: Environment): Promise<L
   }
   if ((result.mode & CREDENTIALS_FORBIDDEN_MODE_BITS) !== 0) {
     diagnostics.push(
-      diagnostic({
-        severity: 'warning',
-        code: 'credentials-file-permissions',
+      registryDiagnostic('credentials-file-permissions', {
         message: `credentials file is accessible by group or others (mode ${octalMode(result.mode)}); run \`chmod 600 ${file}\``,
         file,
       }),
@@ -120,8 +116,7 @@ export async function loadCredentials(file: string, env: Environment): Promise<L
     fileValues = parse(Buffer.from(result.bytes));
   } catch {
     diagnostics.push(
-      diagnostic({
-        code: 'credentials-file-unreadable',
+      registryDiagnostic('credentials-file-unreadable', {
         message: 'credentials file could not be parsed; write one NAME=value line per variable',
         file,
       }),

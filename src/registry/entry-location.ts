@@ -1,9 +1,9 @@
 /**
- * Where a key of a registry entry is written (file, line, column, key path), so that probe
- * diagnostics about a server point at the registry fragment that defines it.
+ * Where a key of a registry entry is written (file, line, column, key path), so that diagnostics
+ * found after loading (readiness, probes) point at the fragment line that defines the server.
  */
-import type { RegistryEntry } from '../registry/types.js';
 import { formatKeyPath, type KeyPath } from '../toml/key-positions.js';
+import type { RegistryEntry } from './types.js';
 
 export interface EntryLocation {
   readonly file: string;

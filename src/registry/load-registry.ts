@@ -6,9 +6,10 @@
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
-import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { configFiles } from '../paths/directories.js';
 import { buildRegistry } from './build-registry.js';
+import { registryDiagnostic } from './diagnostic-codes.js';
 import { formatBytes, readConfigFileSync } from './read-config-file.js';
 import type { FragmentSource, Registry } from './types.js';
 
@@ -50,9 +51,7 @@ export function readFragmentFilesSync(configDir: string): FragmentFiles {
     const code = (error as { code?: unknown } | null)?.code;
     if (code === 'ENOENT') {
       diagnostics.push(
-        diagnostic({
-          severity: 'info',
-          code: 'registry-dir-missing',
+        registryDiagnostic('registry-dir-missing', {
           message: `no registry directory at ${registryDir}; the registry is empty. Create it and add *.toml fragments`,
           file: registryDir,
         }),
@@ -67,8 +66,7 @@ export function readFragmentFilesSync(configDir: string): FragmentFiles {
               ? code
               : 'it could not be read';
       diagnostics.push(
-        diagnostic({
-          code: 'registry-dir-unreadable',
+        registryDiagnostic('registry-dir-unreadable', {
           message: `cannot list the registry directory (${why}); make ${registryDir} a directory you can read`,
           file: registryDir,
         }),
@@ -90,8 +88,7 @@ export function readFragmentFilesSync(configDir: string): FragmentFiles {
         break;
       case 'missing':
         diagnostics.push(
-          diagnostic({
-            code: 'fragment-unreadable',
+          registryDiagnostic('fragment-unreadable', {
             message:
               'cannot read this fragment (it vanished or is a dangling symbolic link); fix the link or remove it',
             file,
@@ -100,8 +97,7 @@ export function readFragmentFilesSync(configDir: string): FragmentFiles {
         break;
       case 'unreadable':
         diagnostics.push(
-          diagnostic({
-            code: 'fragment-unreadable',
+          registryDiagnostic('fragment-unreadable', {
             message: `cannot read this fragment (${result.reason}); make it readable or move it out of tool-mcp.d`,
             file,
           }),
@@ -109,8 +105,7 @@ export function readFragmentFilesSync(configDir: string): FragmentFiles {
         break;
       case 'not-a-file':
         diagnostics.push(
-          diagnostic({
-            code: 'fragment-not-a-file',
+          registryDiagnostic('fragment-not-a-file', {
             message: `this is ${result.what}, not a fragment file; rename it so it does not end in .toml or move it out of tool-mcp.d`,
             file,
           }),
@@ -118,9 +113,8 @@ export function readFragmentFilesSync(configDir: string): FragmentFiles {
         break;
       case 'too-large':
         diagnostics.push(
-          diagnostic({
-            code: 'fragment-too-large',
-            message: `fragment is ${formatBytes(result.size)}, over the ${formatBytes(result.limit)} limit; split it or remove what does not belong in a registry fragment`,
+          registryDiagnostic('fragment-too-large', {
+            message: `fragment is ${formatBytes(result.size)}, over the ${formatBytes(result.limit)} limit; split it into several fragments (a registry fragment is normally a few KiB) or remove what does not belong in it`,
             file,
           }),
         );

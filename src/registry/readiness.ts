@@ -8,10 +8,12 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
 
-import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { expandTilde, type Environment } from '../paths/directories.js';
-import { formatKeyPath, type KeyPath } from '../toml/key-positions.js';
+import type { KeyPath } from '../toml/key-positions.js';
 import type { CredentialSource, VariablePresence } from './credentials-types.js';
+import { registryDiagnostic } from './diagnostic-codes.js';
+import { entryLocation } from './entry-location.js';
 import type { RegistryEntry, ServerDefinition } from './types.js';
 
 export interface ReadinessContext {
@@ -148,23 +150,6 @@ export function variableReferences(
   return refs;
 }
 
-/** Location fields (file, line, column, path) of a key of an entry's server table. */
-function locate(
-  entry: RegistryEntry,
-  key: KeyPath,
-): { file: string; line?: number; column?: number; path: string } {
-  const full: KeyPath = ['tool_mcp_servers', entry.definition.id, ...key];
-  const position = entry.positions?.lookup(full);
-  const line = position?.line ?? entry.line;
-  const column = position?.column ?? entry.column;
-  return {
-    file: entry.file,
-    ...(line !== undefined ? { line } : {}),
-    ...(column !== undefined ? { column } : {}),
-    path: formatKeyPath(full),
-  };
-}
-
 /** Checks one entry's readiness. Never launches the server and never reads a variable's value out. */
 export async function checkReadiness(
   entry: RegistryEntry,
@@ -184,17 +169,15 @@ export async function checkReadiness(
       command = { name: definition.command };
       diagnostics.push(
         location.kind === 'not-found'
-          ? diagnostic({
-              code: 'command-not-found',
+          ? registryDiagnostic('command-not-found', {
               message: `command '${definition.command}' of server '${server}' cannot be found (${location.reason}); install it, put its directory on PATH, or set command to its absolute path`,
               server,
-              ...locate(entry, ['command']),
+              ...entryLocation(entry, ['command']),
             })
-          : diagnostic({
-              code: 'command-not-executable',
+          : registryDiagnostic('command-not-executable', {
               message: `command '${definition.command}' of server '${server}' resolves to ${location.path}, but ${location.reason}; point command at the executable file or run \`chmod +x\` on it`,
               server,
-              ...locate(entry, ['command']),
+              ...entryLocation(entry, ['command']),
             }),
       );
     }
@@ -204,20 +187,18 @@ export async function checkReadiness(
       cwd = { path, exists: check.isDirectory };
       if (!check.exists) {
         diagnostics.push(
-          diagnostic({
-            code: 'cwd-not-found',
+          registryDiagnostic('cwd-not-found', {
             message: `working directory ${path} of server '${server}' does not exist; create it or change cwd`,
             server,
-            ...locate(entry, ['cwd']),
+            ...entryLocation(entry, ['cwd']),
           }),
         );
       } else if (!check.isDirectory) {
         diagnostics.push(
-          diagnostic({
-            code: 'cwd-not-a-directory',
+          registryDiagnostic('cwd-not-a-directory', {
             message: `working directory ${path} of server '${server}' is not a directory; set cwd to a directory`,
             server,
-            ...locate(entry, ['cwd']),
+            ...entryLocation(entry, ['cwd']),
           }),
         );
       }
@@ -235,11 +216,10 @@ export async function checkReadiness(
     } else {
       variables.push({ name: ref.name, present: false });
       diagnostics.push(
-        diagnostic({
-          code: 'missing-env-var',
+        registryDiagnostic('missing-env-var', {
           message: `server '${server}' needs environment variable ${ref.name}, which is not set; add a ${ref.name}= line to ${ctx.credentials.file} or export it in the launch environment`,
           server,
-          ...locate(entry, ref.key),
+          ...entryLocation(entry, ref.key),
         }),
       );
     }

@@ -5,11 +5,12 @@
  */
 import { basename } from 'node:path';
 
-import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggest } from '../diagnostics/did-you-mean.js';
 import type { LoadedCredentials } from './credentials.js';
+import { registryDiagnostic } from './diagnostic-codes.js';
 import { checkReadiness, type Readiness, type ReadinessContext } from './readiness.js';
-import type { Registry, ServerStatus } from './types.js';
+import type { Registry, RegistryEntry, ServerStatus } from './types.js';
 
 export interface RegistryValidation {
   /** No error in `diagnostics`. */
@@ -33,12 +34,17 @@ function loadOrder(a: string, b: string): number {
  * fragment file (such as an unreadable registry directory).
  */
 export function diagnosticsAffecting(registry: Registry, id: string): Diagnostic[] {
-  const entry = registry.servers.get(id);
-  const status = registry.statuses.find((s) => s.id === id);
-  const winning = entry?.file ?? status?.file;
-  const ownFiles = new Set<string>();
-  if (winning !== undefined) ownFiles.add(winning);
-  for (const f of entry?.replaces ?? []) ownFiles.add(f);
+  return diagnosticsAffectingEach(registry, [id]);
+}
+
+/**
+ * `diagnosticsAffecting` for several servers at once: each diagnostic once, in the order of
+ * `ids`. The registry-wide sets are built once, so this is linear in the registry size plus
+ * `ids` × diagnostics, not `ids` × registry size.
+ */
+export function diagnosticsAffectingEach(registry: Registry, ids: readonly string[]): Diagnostic[] {
+  const statusFile = new Map<string, string>();
+  for (const s of registry.statuses) if (!statusFile.has(s.id)) statusFile.set(s.id, s.file);
   const productive = new Set<string>();
   for (const s of registry.statuses) productive.add(s.file);
   for (const e of registry.servers.values()) {
@@ -46,15 +52,28 @@ export function diagnosticsAffecting(registry: Registry, id: string): Diagnostic
     for (const f of e.replaces) productive.add(f);
   }
   const fragmentFiles = new Set(registry.files);
-  return registry.diagnostics.filter((d) => {
-    if (d.server !== undefined) return d.server === id;
-    if (d.file === undefined) return true;
-    if (ownFiles.has(d.file)) return true;
-    if (productive.has(d.file)) return false;
-    const isFragment = fragmentFiles.has(d.file) || d.file.endsWith('.toml');
-    if (!isFragment) return true;
-    return winning === undefined || loadOrder(d.file, winning) > 0;
-  });
+  const out = new Set<Diagnostic>();
+  for (const id of ids) {
+    const entry = registry.servers.get(id);
+    const winning = entry?.file ?? statusFile.get(id);
+    const ownFiles = new Set<string>();
+    if (winning !== undefined) ownFiles.add(winning);
+    for (const f of entry?.replaces ?? []) ownFiles.add(f);
+    for (const d of registry.diagnostics) {
+      if (out.has(d)) continue;
+      const affects =
+        d.server !== undefined
+          ? d.server === id
+          : d.file === undefined ||
+            ownFiles.has(d.file) ||
+            (!productive.has(d.file) &&
+              (!(fragmentFiles.has(d.file) || d.file.endsWith('.toml')) ||
+                winning === undefined ||
+                loadOrder(d.file, winning) > 0));
+      if (affects) out.add(d);
+    }
+  }
+  return [...out];
 }
 
 /** A did-you-mean diagnostic for an ID the registry does not know. */
@@ -70,11 +89,36 @@ export function unknownServerDiagnostic(registry: Registry, id: string): Diagnos
       : known === 0
         ? 'the registry is empty; add a fragment under tool-mcp.d'
         : "run 'codex-mmo tool-mcp list' to see the registered servers";
-  return diagnostic({
-    code: 'unknown-server',
+  return registryDiagnostic('unknown-server', {
     message: `no Tool MCP server '${id}' in the registry; ${hint}`,
     server: id,
   });
+}
+
+/** A server ID looked up in the registry: its valid entry, or why there is none. */
+export type ServerLookup =
+  | { readonly entry: RegistryEntry }
+  | {
+      readonly entry?: undefined;
+      /** Set when the ID is defined but its winning definition is invalid. */
+      readonly status?: ServerStatus;
+      /** `unknown-server` (with a did-you-mean), or the errors of the invalid definition. */
+      readonly diagnostics: Diagnostic[];
+    };
+
+/**
+ * Finds the valid entry of `id`. An unknown ID yields `unknown-server` plus the problems that may
+ * explain it (an unreadable registry directory, a fragment that failed to load); an invalid
+ * definition yields the diagnostics affecting it.
+ */
+export function lookupServer(registry: Registry, id: string): ServerLookup {
+  const entry = registry.servers.get(id);
+  if (entry !== undefined) return { entry };
+  const status = registry.statuses.find((s) => s.id === id);
+  if (status !== undefined) return { status, diagnostics: diagnosticsAffecting(registry, id) };
+  return {
+    diagnostics: [unknownServerDiagnostic(registry, id), ...diagnosticsAffecting(registry, id)],
+  };
 }
 
 /**
@@ -93,12 +137,11 @@ export async function validateRegistry(
     home: ctx.home,
     credentials: credentials.source,
   };
-  if (onlyId !== undefined && !registry.statuses.some((s) => s.id === onlyId)) {
-    const diagnostics = [
-      unknownServerDiagnostic(registry, onlyId),
-      ...diagnosticsAffecting(registry, onlyId),
-    ];
-    return { ok: false, diagnostics, servers: [], readiness: [] };
+  if (onlyId !== undefined) {
+    const lookup = lookupServer(registry, onlyId);
+    if (lookup.entry === undefined && lookup.status === undefined) {
+      return { ok: false, diagnostics: lookup.diagnostics, servers: [], readiness: [] };
+    }
   }
   const statuses =
     onlyId === undefined ? registry.statuses : registry.statuses.filter((s) => s.id === onlyId);

@@ -3,7 +3,8 @@
  * Codex home, starts the session broker (the `mmo_mesh` back end that owns participants), spawns
  * Codex with the built environment, keeps `session.json` current, and when Codex exits stops
  * every participant and records how the session ended. Signals are forwarded by the caller
- * through `RunningSession.signal`.
+ * through `RunningSession.signal`; a watchdog ends Codex and the participants should this process
+ * be killed without the chance to do so itself.
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
@@ -33,6 +34,7 @@ import {
   stopRequested,
   writeSessionRecord,
 } from './session-store.js';
+import { startWatchdog, type Watchdog } from './watchdog.js';
 
 /** Longest Unix socket path we use (the OS limit is 104–108 bytes). */
 export const MAX_SOCKET_PATH = 100;
@@ -68,7 +70,7 @@ export interface RunningSession {
   readonly dir: string;
   readonly pid: number | undefined;
   readonly broker: SessionBroker;
-  /** Forwards a signal to Codex. */
+  /** Forwards a signal to Codex; the session then ends as `stopped`. */
   signal(signal: NodeJS.Signals): void;
   readonly done: Promise<SessionOutcome>;
 }
@@ -85,6 +87,7 @@ function participantProcess(sessionDir: string, info: ParticipantInfo): SessionP
     started: info.started,
   };
   if (info.pid !== undefined) out.pid = info.pid;
+  if (info.ended !== undefined) out.ended = info.ended;
   if (info.error !== undefined) out.error = info.error;
   return out;
 }
@@ -115,6 +118,12 @@ export async function launchSession(
   const paths = await createSessionDir(plan.dir);
   const writer = new RecordWriter(plan.dir, plan.record);
   let participants: readonly ParticipantInfo[] = [];
+  let watchdog: Watchdog | undefined;
+  const watchParticipants = (): void => {
+    watchdog?.setGroups(
+      participants.flatMap((p) => (p.pid !== undefined && isActiveStatus(p.status) ? [p.pid] : [])),
+    );
+  };
   // the home, the first record and the broker are independent: prepare them concurrently
   const [home, first, started] = await Promise.allSettled([
     writeProcessHome(plan.rendered, plan.homeDir, context.baseCodexHome),
@@ -134,6 +143,7 @@ export async function launchSession(
       defaultCwd: plan.cwd,
       onChange: (list) => {
         participants = list;
+        watchParticipants();
         void writer.update((r) => ({
           ...r,
           processes: [
@@ -161,6 +171,7 @@ export async function launchSession(
     stdio,
   });
   let spawnError: Error | undefined;
+  const forwarded = { signal: false };
   const logFile = join(paths.logs, 'codex.stderr.log');
   let stderrTail = '';
   let logChain: Promise<void> = Promise.resolve();
@@ -193,6 +204,11 @@ export async function launchSession(
     });
   };
   const pid = child.pid;
+  // if this process is killed outright, the watchdog ends Codex and the participants
+  if (pid !== undefined) {
+    watchdog = startWatchdog(pid);
+    watchParticipants();
+  }
   await writer.update((r) =>
     setRoot(pid !== undefined ? { pid, status: 'running' } : { status: 'starting' })({
       ...r,
@@ -204,9 +220,11 @@ export async function launchSession(
     const { code, signal } = await exit;
     masked.end();
     await broker.close();
+    watchdog?.release();
     await logChain;
     const exitCode = spawnError !== undefined ? 127 : exitCodeOf(code, signal);
-    const stopped = await stopRequested(plan.dir);
+    // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
+    const stopped = forwarded.signal || (await stopRequested(plan.dir));
     const requiredFailure = /required MCP servers? failed to initiali[sz]e[^\n]*/i.exec(stderrTail);
     let status: SessionStatus;
     let error: string | undefined;
@@ -235,7 +253,7 @@ export async function launchSession(
           p.kind === 'root'
             ? { ...p, status: rootStatus, ended: endedAt, exit_code: exitCode }
             : isActiveStatus(p.status)
-              ? { ...p, status: 'stopped' }
+              ? { ...p, status: 'stopped', ended: p.ended ?? endedAt }
               : p,
         ),
       };
@@ -251,6 +269,7 @@ export async function launchSession(
     broker,
     signal(signal: NodeJS.Signals): void {
       if (child.exitCode === null && child.signalCode === null) {
+        forwarded.signal = true;
         try {
           child.kill(signal);
         } catch {

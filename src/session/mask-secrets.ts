@@ -1,23 +1,75 @@
 /**
  * Masks credential values in text from child processes (stderr tails, error messages) before it
- * is shown, logged or stored. Longer values are replaced first so overlapping values stay hidden.
+ * is shown, logged or stored. Longer values are replaced first so overlapping values stay hidden;
+ * values shorter than 4 characters are replaced where they stand alone (not inside a longer word),
+ * so that a short secret is hidden without garbling every word that happens to contain it.
  */
 
 export const MASK = '****';
 
-/** Replaces every occurrence of every value (of 4 or more characters) with `****`. */
+/** Values this short are masked only as whole tokens. */
+export const SHORT_SECRET_LENGTH = 4;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Distinct non-empty values, longest first. */
+function ordered(secrets: readonly string[]): string[] {
+  return [...new Set(secrets)].filter((s) => s !== '').sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Replaces every occurrence of every value with `****`: anywhere for values of 4 or more
+ * characters, as a whole token (not next to a letter or digit) for shorter ones.
+ */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
-  const values = [...new Set(secrets)]
-    .filter((s) => s.length >= 4)
-    .sort((a, b) => b.length - a.length);
   let out = text;
-  for (const value of values) out = out.split(value).join(MASK);
+  for (const value of ordered(secrets)) {
+    if (value.length >= SHORT_SECRET_LENGTH) {
+      out = out.split(value).join(MASK);
+    } else {
+      out = out.replace(
+        new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(value)}(?![A-Za-z0-9])`, 'g'),
+        MASK,
+      );
+    }
+  }
   return out;
 }
 
 /**
- * Masks a stream of text line by line, so a value split across chunks is still caught. A partial
- * line is passed on (masked) when no newline follows within `flushMs`, or at `end()`.
+ * The largest position `<= cut` at which `text` may be split without cutting through a value:
+ * no occurrence of a value starts before the split and ends after it, and the text after the
+ * split does not begin inside what may be the start of a value still arriving.
+ */
+export function safeCut(text: string, cut: number, secrets: readonly string[]): number {
+  const values = ordered(secrets);
+  let at = cut;
+  let moved = true;
+  while (moved && at > 0) {
+    moved = false;
+    for (const value of values) {
+      for (let start = Math.max(0, at - value.length + 1); start < at; start++) {
+        const end = start + value.length;
+        const straddles =
+          end <= text.length ? text.startsWith(value, start) : value.startsWith(text.slice(start));
+        if (straddles) {
+          at = start;
+          moved = true;
+          break;
+        }
+      }
+      if (moved) break;
+    }
+  }
+  return at;
+}
+
+/**
+ * Masks a stream of text, passing it on line by line. A partial line is passed on (masked) when
+ * no newline follows within `flushMs`, except for any tail that may be the beginning of a value
+ * split across chunks: that is held back until more text arrives or `end()` is called.
  */
 export class MaskingStream {
   private pending = '';
@@ -30,33 +82,39 @@ export class MaskingStream {
   ) {}
 
   push(chunk: string): void {
+    if (chunk === '') return;
     this.pending += chunk;
-    const cut = this.pending.lastIndexOf('\n');
-    if (cut >= 0) {
-      const lines = this.pending.slice(0, cut + 1);
-      this.pending = this.pending.slice(cut + 1);
-      this.emit(maskSecrets(lines, this.secrets));
-    }
+    this.drain(this.pending.lastIndexOf('\n') + 1);
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pending !== '') {
       this.timer = setTimeout(() => {
-        this.flush();
+        this.timer = undefined;
+        this.drain(this.pending.length);
       }, this.flushMs);
       this.timer.unref();
     }
   }
 
+  /** Passes on everything that can be passed on safely now. */
   flush(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.pending === '') return;
-    const rest = this.pending;
-    this.pending = '';
-    this.emit(maskSecrets(rest, this.secrets));
+    this.drain(this.pending.length);
   }
 
+  /** Passes on everything, masked; the stream has ended. */
   end(): void {
-    this.flush();
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    const rest = this.pending;
+    this.pending = '';
+    if (rest !== '') this.emit(maskSecrets(rest, this.secrets));
+  }
+
+  private drain(wanted: number): void {
+    const cut = safeCut(this.pending, wanted, this.secrets);
+    if (cut <= 0) return;
+    const out = this.pending.slice(0, cut);
+    this.pending = this.pending.slice(cut);
+    this.emit(maskSecrets(out, this.secrets));
   }
 }

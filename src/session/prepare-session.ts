@@ -126,12 +126,14 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
       processHomeDir(input.sessionDir, other.root),
     );
     for (const d of missing) {
-      if (d.severity !== 'error') continue;
       diagnostics.push(
         diagnostic({
           severity: 'warning',
           code: d.code,
-          message: `participants of role '${other.root}' cannot be spawned in this session: ${d.message}`,
+          message:
+            d.severity === 'error'
+              ? `participants of role '${other.root}' cannot be spawned in this session: ${d.message}`
+              : `participants of role '${other.root}': ${d.message}`,
           server: d.server,
         }),
       );

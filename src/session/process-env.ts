@@ -76,7 +76,7 @@ export function processEnvironment(
         requiredBy.length > 0
           ? diagnostic({
               code: 'missing-env-var',
-              message: `variable ${name} is not set; server '${server}' needs it and role '${requiredBy.join("', '")}' requires that server; ${where}`,
+              message: `variable ${name} is not set; server '${server}' needs it and ${requiredBy.length === 1 ? 'role' : 'roles'} '${requiredBy.join("', '")}' ${requiredBy.length === 1 ? 'requires' : 'require'} that server; ${where}`,
               server,
             })
           : diagnostic({

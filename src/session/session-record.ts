@@ -57,20 +57,28 @@ export function isActiveStatus(status: string): boolean {
 
 /**
  * The status to show for a stored record: a session recorded as active whose supervising process
- * is gone ended without recording it (killed, machine restarted), and so did its processes.
+ * is gone ended without recording it (killed, machine restarted), and so did its processes. The
+ * session's watchdog ends its Codex processes in that case; the record says what happened.
  */
 export function effectiveRecord(
   record: SessionRecord,
   isAlive: (pid: number) => boolean,
 ): SessionRecord {
   if (!isActiveStatus(record.status) || isAlive(record.pid)) return record;
+  const left = record.processes.filter(
+    (p) => isActiveStatus(p.status) && p.pid !== undefined && isAlive(p.pid),
+  );
+  const gone = `the supervising codex-mmo process (pid ${record.pid}) is gone without recording how the session ended`;
+  const error =
+    left.length === 0
+      ? `${gone}; none of the session's processes is running`
+      : `${gone}; a process with the recorded pid of ${left.map((p) => `${p.id} (${String(p.pid)})`).join(', ')} still exists: if it is this session's, end it with kill`;
   return {
     ...record,
     status: 'ended',
+    error: record.error ?? error,
     processes: record.processes.map((p) =>
-      isActiveStatus(p.status) && (p.pid === undefined || !isAlive(p.pid))
-        ? { ...p, status: 'ended' }
-        : p,
+      left.includes(p) || !isActiveStatus(p.status) ? p : { ...p, status: 'ended' },
     ),
   };
 }

@@ -4,15 +4,15 @@
  * launch. Returns diagnostics instead of a plan when the session must not start — notably when a
  * required grant's variable is missing, which is found here, before anything is written.
  */
-import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 
-import { compileProfile } from '../compile/compile-profile.js';
 import type { MeshLaunch } from '../compile/types.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { locateCodex } from '../codex/find-codex.js';
+import { checkMeshCommand } from '../mesh/mesh-command.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
 import { loadCredentials } from '../registry/credentials.js';
+import { compileOrReuse } from './compile-memo.js';
 import { chooseSocketPath, type LaunchContext } from './launch.js';
 import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
 import { newSessionId } from './session-id.js';
@@ -51,7 +51,7 @@ export type StartSessionResult =
 export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
   // independent look-ups, done concurrently to keep the launch overhead small
   const [compiled, credentials, codexBin] = await Promise.all([
-    compileProfile({
+    compileOrReuse({
       nameOrPath: request.profile,
       dirs: request.dirs,
       cwd: request.cwd,
@@ -83,21 +83,9 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   }
 
   // the mmo_mesh entries run the codex-mmo CLI; it must be there before Codex tries to start it
-  const entry = request.cli.args[0];
-  if (compiled.plan.processes.some((p) => p.mesh) && entry !== undefined) {
-    const found = await stat(entry).then(
-      (info) => info.isFile(),
-      () => false,
-    );
-    if (!found) {
-      diagnostics.push(
-        diagnostic({
-          code: 'mesh-command-not-found',
-          message: `the mmo_mesh server runs ${entry}, which does not exist; build codex-mmo ('npm run build') or reinstall it`,
-        }),
-      );
-      return { ok: false, diagnostics };
-    }
+  if (compiled.plan.processes.some((p) => p.mesh)) {
+    const missing = await checkMeshCommand(request.cli);
+    if (missing !== undefined) return { ok: false, diagnostics: [...diagnostics, missing] };
   }
 
   const now = new Date();

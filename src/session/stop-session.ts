@@ -20,27 +20,8 @@ async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function stopSession(dir: string, graceMs = 15_000): Promise<StopResult> {
-  const current = effectiveRecord(await readSessionRecord(dir), isAlive);
-  if (!isActiveStatus(current.status)) return { record: current, stopped: false, forced: false };
-  await markStopRequested(dir);
-  try {
-    process.kill(current.pid, 'SIGTERM');
-  } catch {
-    // the supervisor is already gone
-  }
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && isAlive(current.pid)) await sleep(50);
-  if (!isAlive(current.pid)) {
-    const record = effectiveRecord(await readSessionRecord(dir), isAlive);
-    return { record, stopped: true, forced: false };
-  }
-  // the supervisor did not finish: end everything it recorded, then record the stop ourselves
-  try {
-    process.kill(current.pid, 'SIGKILL');
-  } catch {
-    // gone meanwhile
-  }
+/** Kills every recorded process of the session that is still alive and records it as stopped. */
+async function forceStop(dir: string): Promise<StopResult> {
   const latest = await readSessionRecord(dir);
   for (const p of latest.processes) {
     if (p.pid !== undefined && isAlive(p.pid)) {
@@ -65,4 +46,28 @@ export async function stopSession(dir: string, graceMs = 15_000): Promise<StopRe
   };
   await writeSessionRecord(dir, record);
   return { record, stopped: true, forced: true };
+}
+
+export async function stopSession(dir: string, graceMs = 15_000): Promise<StopResult> {
+  const current = effectiveRecord(await readSessionRecord(dir), isAlive);
+  if (!isActiveStatus(current.status)) return { record: current, stopped: false, forced: false };
+  await markStopRequested(dir);
+  try {
+    process.kill(current.pid, 'SIGTERM');
+  } catch {
+    // the supervisor is already gone
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && isAlive(current.pid)) await sleep(50);
+  if (!isAlive(current.pid)) {
+    const record = effectiveRecord(await readSessionRecord(dir), isAlive);
+    return { record, stopped: true, forced: false };
+  }
+  // the supervisor did not finish: end everything it recorded, then record the stop ourselves
+  try {
+    process.kill(current.pid, 'SIGKILL');
+  } catch {
+    // gone meanwhile
+  }
+  return forceStop(dir);
 }

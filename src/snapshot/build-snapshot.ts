@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
+import { grantedServers } from '../profile/resolve-plan.js';
 import type { ProfileData, RoleSpec } from '../profile/types.js';
 import type { ServerDefinition } from '../registry/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
@@ -30,13 +31,7 @@ export function normaliseProfile(profile: ProfileData): ProfileData {
 }
 
 /** IDs of every server granted to any role, sorted. */
-export function grantedServerIds(profile: ProfileData): string[] {
-  const ids = new Set<string>();
-  for (const role of Object.values(profile.agents)) {
-    for (const id of Object.keys(role.grants)) ids.add(id);
-  }
-  return [...ids].sort();
-}
+export const grantedServerIds: (profile: ProfileData) => string[] = grantedServers;
 
 /**
  * Assembles a snapshot. Only servers the profile grants (and that exist in `servers`) are kept,

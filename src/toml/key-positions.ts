@@ -12,7 +12,8 @@ export interface Position {
   readonly column: number;
 }
 
-interface PositionNode {
+/** A node of the position trie: the position of the key at this path, and its children. */
+export interface PositionNode {
   position?: Position;
   /** Children by key (a prototype-less dictionary). */
   keys?: Record<string, PositionNode>;
@@ -24,21 +25,27 @@ function child(node: PositionNode, segment: string | number): PositionNode | und
   return typeof segment === 'number' ? node.items?.[segment] : node.keys?.[segment];
 }
 
+/** The child of `node` for `segment`, created when absent. */
+function descend(node: PositionNode, segment: string | number): PositionNode {
+  let next = child(node, segment);
+  if (next === undefined) {
+    next = {};
+    if (typeof segment === 'number') (node.items ??= [])[segment] = next;
+    else (node.keys ??= Object.create(null) as Record<string, PositionNode>)[segment] = next;
+  }
+  return next;
+}
+
 export class KeyPositions {
-  /** A trie over path segments: no string is built per key, and lookups walk the path once. */
-  private readonly root: PositionNode = {};
+  /**
+   * A trie over path segments: no string is built per key, and lookups walk the path once.
+   * `scanKeyPositions` fills the trie directly, without building a path array per key.
+   */
+  constructor(private readonly root: PositionNode = {}) {}
 
   set(path: KeyPath, position: Position): void {
     let node = this.root;
-    for (const segment of path) {
-      let next = child(node, segment);
-      if (next === undefined) {
-        next = {};
-        if (typeof segment === 'number') (node.items ??= [])[segment] = next;
-        else (node.keys ??= Object.create(null) as Record<string, PositionNode>)[segment] = next;
-      }
-      node = next;
-    }
+    for (const segment of path) node = descend(node, segment);
     if (node !== this.root && node.position === undefined) node.position = position;
   }
 
@@ -103,21 +110,25 @@ function runEnd(pattern: RegExp, text: string, at: number): number {
 }
 
 type Frame =
-  | { kind: 'array'; path: (string | number)[]; index: number }
-  | { kind: 'inline'; path: (string | number)[] };
+  { kind: 'array'; node: PositionNode; index: number } | { kind: 'inline'; node: PositionNode };
 
 /** Scans TOML source text and records the position of every key, header and array element. */
 export function scanKeyPositions(text: string): KeyPositions {
-  const positions = new KeyPositions();
+  const root: PositionNode = {};
   let i = 0;
   let line = 1;
   let lineStart = 0;
   const n = text.length;
   const arrayTableCounts = new Map<string, number>();
-  let currentTable: (string | number)[] = [];
+  let currentTable = root;
   const stack: Frame[] = [];
 
-  const pos = (at: number): Position => ({ line, column: at - lineStart + 1 });
+  /** Records offset `at` (on the current line) as the position of `node`'s key, unless it has one. */
+  const mark = (node: PositionNode, at: number): void => {
+    if (node !== root && node.position === undefined) {
+      node.position = { line, column: at - lineStart + 1 };
+    }
+  };
 
   const newline = (at: number): void => {
     line++;
@@ -262,17 +273,8 @@ export function scanKeyPositions(text: string): KeyPositions {
     i = (close === -1 ? n : close) + 1;
   };
 
-  /**
-   * Parses a value starting at i; records positions of nested keys and array elements. The path
-   * is built only for arrays and inline tables (scalars have nothing nested to record).
-   */
-  const readValueAt = (base: readonly (string | number)[], segments: readonly string[]): void => {
-    const c = text[i];
-    if (c === '[' || c === '{') readValue([...base, ...segments]);
-    else readValue(undefined);
-  };
-
-  const readValue = (path: (string | number)[] | undefined): void => {
+  /** Parses a value starting at i; records positions of nested keys and array elements. */
+  const readValue = (node: PositionNode): void => {
     const c = text[i];
     if (c === '"' || c === "'") {
       skipString();
@@ -280,13 +282,13 @@ export function scanKeyPositions(text: string): KeyPositions {
     }
     if (c === '[') {
       i++;
-      stack.push({ kind: 'array', path: path ?? [], index: 0 });
+      stack.push({ kind: 'array', node, index: 0 });
       readArrayBody();
       return;
     }
     if (c === '{') {
       i++;
-      stack.push({ kind: 'inline', path: path ?? [] });
+      stack.push({ kind: 'inline', node });
       readInlineBody();
       return;
     }
@@ -309,10 +311,10 @@ export function scanKeyPositions(text: string): KeyPositions {
         i++;
         continue;
       }
-      const elementPath = [...frame.path, frame.index];
-      positions.set(elementPath, pos(i));
+      const element = descend(frame.node, frame.index);
+      mark(element, i);
       frame.index++;
-      readValue(elementPath);
+      readValue(element);
     }
   };
 
@@ -336,22 +338,25 @@ export function scanKeyPositions(text: string): KeyPositions {
         i++;
         continue;
       }
-      recordDotted(frame.path, key);
+      const node = recordDotted(frame.node, key);
       skipSpaceAndComments(false);
       if (text[i] === '=') i++;
       skipSpaceAndComments(false);
-      readValueAt(frame.path, key.segments);
+      readValue(node);
     }
   };
 
+  /** Records each segment of a dotted key below `base`; returns the node of the whole key. */
   const recordDotted = (
-    base: (string | number)[],
+    base: PositionNode,
     key: { segments: string[]; starts: number[] },
-  ): void => {
+  ): PositionNode => {
+    let node = base;
     for (let k = 0; k < key.segments.length; k++) {
-      const start = key.starts[k] ?? i;
-      positions.set([...base, ...key.segments.slice(0, k + 1)], pos(start));
+      node = descend(node, key.segments[k] ?? '');
+      mark(node, key.starts[k] ?? i);
     }
+    return node;
   };
 
   while (i < n) {
@@ -370,14 +375,13 @@ export function scanKeyPositions(text: string): KeyPositions {
         const name = JSON.stringify(key.segments);
         const index = arrayTableCounts.get(name) ?? 0;
         arrayTableCounts.set(name, index + 1);
-        currentTable = [...key.segments, index];
-        positions.set(key.segments, pos(headerStart));
-        positions.set(currentTable, pos(headerStart));
+        let node = root;
+        for (const segment of key.segments) node = descend(node, segment);
+        mark(node, headerStart);
+        currentTable = descend(node, index);
+        mark(currentTable, headerStart);
       } else {
-        currentTable = [...key.segments];
-        for (let k = 0; k < key.segments.length; k++) {
-          positions.set(key.segments.slice(0, k + 1), pos(key.starts[k] ?? headerStart));
-        }
+        currentTable = recordDotted(root, key);
       }
       continue;
     }
@@ -388,11 +392,11 @@ export function scanKeyPositions(text: string): KeyPositions {
       i = eol === -1 ? n : eol;
       continue;
     }
-    recordDotted(currentTable, key);
+    const node = recordDotted(currentTable, key);
     skipSpaceAndComments(false);
     if (text[i] === '=') i++;
     skipSpaceAndComments(false);
-    readValueAt(currentTable, key.segments);
+    readValue(node);
   }
-  return positions;
+  return new KeyPositions(root);
 }

@@ -2,38 +2,18 @@
  * `profile doctor` through the CLI: exit codes, JSON shape, the native-role statement, and a
  * canary check that no credential value reaches any output of `show` or `doctor`.
  */
-import { chmod, cp, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
-import { PATH_WITH_CODEX } from '../profile/config.js';
-import { EXAMPLE_CONFIG, EXAMPLE_PACK, tmpDir } from '../profile/tmp.js';
+import { exampleCli, PATH_WITH_CODEX } from '../profile/config.js';
+import { EXAMPLE_PACK } from '../profile/tmp.js';
 
 const FILE_CANARY = 'sk-canaryFILE0123456789abcdefghij';
 const ENV_CANARY = 'ghp_canaryENV0123456789abcdefghijklmnop';
 const WORKSPACE_CANARY = 'canary-workspace-7f3a9c';
 
-async function setup(credentials?: string) {
-  const base = await tmpDir();
-  const config = join(base, 'config');
-  await cp(EXAMPLE_CONFIG, config, { recursive: true });
-  if (credentials !== undefined) await writeFile(join(config, 'credentials.env'), credentials);
-  await chmod(join(config, 'credentials.env'), 0o600);
-  const env: Record<string, string | undefined> = {
-    PATH: PATH_WITH_CODEX,
-    HOME: base,
-    CODEX_MMO_DATA_DIR: join(base, 'data'),
-    CODEX_MMO_CONFIG_DIR: config,
-  };
-  return {
-    base,
-    config,
-    env,
-    run: (args: string[], extra: Record<string, string> = {}) =>
-      runCli(args, { env: { ...env, ...extra }, home: base, cwd: base }),
-  };
-}
+const setup = (credentials?: string) =>
+  exampleCli({ path: PATH_WITH_CODEX, ...(credentials !== undefined ? { credentials } : {}) });
 
 describe('profile doctor', () => {
   it('exits 0 for the example, with the DESIGN §7 JSON fields and the native-role warning', async () => {

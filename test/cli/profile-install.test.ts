@@ -98,4 +98,17 @@ describe('profile list', () => {
       },
     ]);
   });
+
+  it('exits 1 with a clear diagnostic when the data directory cannot be read', async () => {
+    const t = await setup();
+    const file = join(t.base, 'not-a-dir');
+    await writeFile(file, 'x');
+    const r = await t.run(['profile', 'list', '--data-dir', file, '--json']);
+    expect(r.code).toBe(1);
+    const { diagnostics } = r.json<{ diagnostics: { code: string; message: string }[] }>();
+    expect(diagnostics).toMatchObject([{ code: 'io-error' }]);
+    expect(diagnostics[0]!.message).toBe(
+      `cannot read the installed packs in ${file}/profiles: ENOTDIR: not a directory, scandir '${file}/profiles'`,
+    );
+  });
 });

@@ -2,31 +2,14 @@
  * `profile show` as written and `--resolved` (DESIGN §7 JSON shape and text), by installed name
  * and by path, through the CLI in-process.
  */
-import { chmod, cp } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
-import { EXAMPLE_CONFIG, EXAMPLE_PACK, tmpDir } from '../profile/tmp.js';
+import { exampleCli } from '../profile/config.js';
+import { EXAMPLE_PACK } from '../profile/tmp.js';
 
-async function setup() {
-  const base = await tmpDir();
-  const config = join(base, 'config');
-  await cp(EXAMPLE_CONFIG, config, { recursive: true });
-  await chmod(join(config, 'credentials.env'), 0o600);
-  const env = {
-    PATH: process.env.PATH,
-    HOME: base,
-    CODEX_MMO_DATA_DIR: join(base, 'data'),
-    CODEX_MMO_CONFIG_DIR: config,
-  };
-  return {
-    base,
-    config,
-    env,
-    run: (args: string[]) => runCli(args, { env, home: base, cwd: base }),
-  };
-}
+const setup = () => exampleCli();
 
 describe('profile show', () => {
   it('shows the pack as written, by path and by installed name', async () => {
@@ -116,6 +99,89 @@ describe('profile show', () => {
         expect(p).toHaveProperty(key);
       }
     }
+    // every grant has exactly the three fixed fields, every role its grants and mesh timeout
+    for (const role of Object.values(plan.roles as Record<string, Record<string, unknown>>)) {
+      expect(role).toHaveProperty('mesh_tool_timeout_sec');
+      for (const grant of Object.values(role.grants as Record<string, object>)) {
+        expect(Object.keys(grant).sort()).toEqual(['disabled_tools', 'enabled_tools', 'required']);
+      }
+    }
+  });
+
+  it('reports the pack’s own problems and its grant problems in one run', async () => {
+    const t = await setup();
+    const pack = join(t.base, 'broken');
+    await mkdir(pack);
+    await writeFile(
+      join(pack, 'profile.toml'),
+      [
+        'schema_version = 8',
+        'name = "broken"',
+        'root = "lead"',
+        '',
+        '[agents.lead]',
+        'description = "Lead"',
+        'instructions = "Lead."',
+        'native_agents = ["ghost"]',
+        '',
+        '[agents.lead.tool_mcp_servers.everything]',
+        'enabled_tools = ["echo", "shout"]',
+        '',
+        '[agents.lead.tool_mcp_servers.evrything]',
+        '',
+        '[agents.lead.tool_mcp_servers.research]',
+        'enabled_tools = []',
+        '',
+      ].join('\n'),
+    );
+    const r = await t.run(['profile', 'show', pack, '--resolved', '--json']);
+    expect(r.code).toBe(1);
+    const { ok, diagnostics } = r.json<{
+      ok: boolean;
+      diagnostics: { code: string; line: number; column: number; message: string }[];
+    }>();
+    expect(ok).toBe(false);
+    expect(diagnostics.map((d) => [d.code, d.line, d.column])).toEqual([
+      ['unknown-role', 8, 18],
+      ['tool-not-allowed', 11, 26],
+      ['unknown-server', 13, 31],
+      ['empty-enabled-tools', 16, 1],
+    ]);
+    // the pack alone cannot name the operator's list; with the registry, the message does
+    expect(diagnostics[3]!.message).toContain(
+      "choose at least one tool from the operator's enabled_tools for `research`: echo, get-sum, get-resource-links",
+    );
+    expect(diagnostics[1]!.message).toContain(
+      "the operator's enabled_tools for `everything`: echo, get-sum",
+    );
+    expect(diagnostics[2]!.message).toContain('Did you mean `everything`?');
+    // without --resolved the registry is not consulted
+    const plain = await t.run(['profile', 'show', pack, '--json']);
+    expect(
+      plain.json<{ diagnostics: { code: string }[] }>().diagnostics.map((d) => d.code),
+    ).toEqual(['unknown-role', 'empty-enabled-tools']);
+  });
+
+  it('carries warnings in --json, and says so when given profile.toml instead of its directory', async () => {
+    const t = await setup();
+    const pack = join(t.base, 'net');
+    await mkdir(pack);
+    await writeFile(
+      join(pack, 'profile.toml'),
+      'schema_version = 8\nname = "net"\nroot = "a"\n[agents.a]\ndescription = "A"\ninstructions = "A."\nnetwork_access = true\n',
+    );
+    const shown = await t.run(['profile', 'show', pack, '--json']);
+    expect(shown.code).toBe(0);
+    expect(shown.json()).toMatchObject({
+      ok: true,
+      name: 'net',
+      diagnostics: [{ severity: 'warning', code: 'network-access-ignored', line: 7 }],
+    });
+    const file = await t.run(['profile', 'show', join(pack, 'profile.toml')]);
+    expect(file.code).toBe(1);
+    expect(file.stderr).toContain(
+      `is a file, not a pack directory; give the directory that holds it: ${pack}`,
+    );
   });
 
   it('prints the resolved plan as aligned text', async () => {

@@ -60,7 +60,7 @@ describe('validateCodexBase', () => {
     const byPath = new Map(diagnostics.map((d) => [d.path, d]));
     expect([...byPath.keys()].sort()).toEqual(
       [
-        'agents',
+        'agents.lead',
         'default_permissions',
         'developer_instructions',
         'instructions',
@@ -87,7 +87,7 @@ describe('validateCodexBase', () => {
       default_permissions: [6, 1],
       profile: [7, 1],
       mcp_servers: [8, 2],
-      agents: [10, 2],
+      'agents.lead': [10, 9],
       sandbox_workspace_write: [12, 2],
       profiles: [14, 2],
       permissions: [16, 2],
@@ -96,9 +96,48 @@ describe('validateCodexBase', () => {
     expect(byPath.get('mcp_servers')?.message).toMatch(/tool-mcp\.d/);
     expect(byPath.get('sandbox_mode')?.message).toMatch(/permissions/);
     expect(byPath.get('developer_instructions')?.message).toMatch(/instructions_file/);
-    expect(formatDiagnostic(byPath.get('agents')!)).toBe(
-      `${FILE}:10:2: error[codex-base-owned-key] agents: \`agents\` is written by the compiler: roles and their settings come from the profile pack's [agents] tables; remove [agents] from codex-base.toml`,
+    expect(formatDiagnostic(byPath.get('agents.lead')!)).toBe(
+      `${FILE}:10:9: error[codex-base-owned-key] agents.lead: [agents.lead] declares a role; roles are written by the compiler from the profile pack's [agents] tables. codex-base.toml may set only Codex's multi-agent settings under [agents]: max_threads, max_concurrent_threads_per_session, max_depth, job_max_runtime_seconds, interrupt_message, default_subagent_model, default_subagent_reasoning_effort`,
     );
+  });
+
+  it("accepts Codex's own [agents] settings with the types Codex expects, nothing else", () => {
+    const good = validate(
+      [
+        '[agents]',
+        'max_threads = 4',
+        'max_concurrent_threads_per_session = 3',
+        'max_depth = 2',
+        'job_max_runtime_seconds = 600',
+        'interrupt_message = true',
+        'default_subagent_model = "gpt-5.6-terra"',
+        'default_subagent_reasoning_effort = "low"',
+      ].join('\n'),
+    );
+    expect(good.diagnostics).toEqual([]);
+    expect(good.base.agents).toMatchObject({ max_threads: 4, max_depth: 2 });
+
+    const bad = validate(
+      [
+        '[agents]',
+        'max_threads = "many"',
+        'max_depth = -1',
+        'interrupt_message = "yes"',
+        'bogus = 1',
+      ].join('\n'),
+    );
+    expect(bad.base).toEqual({});
+    expect(bad.diagnostics.map((d) => [d.path, d.code, d.line, d.column])).toEqual([
+      ['agents.max_threads', 'codex-base-invalid-value', 2, 1],
+      ['agents.max_depth', 'codex-base-invalid-value', 3, 1],
+      ['agents.interrupt_message', 'codex-base-invalid-value', 4, 1],
+      ['agents.bogus', 'codex-base-owned-key', 5, 1],
+    ]);
+    expect(bad.diagnostics[3]!.message).toMatch(/would read it as a role/);
+    expect(validate('agents = 3').diagnostics[0]).toMatchObject({
+      code: 'codex-base-owned-key',
+      path: 'agents',
+    });
   });
 
   it('rejects credential literals by key name or value shape, naming only the key', () => {

@@ -290,17 +290,20 @@ describe('real codex exec on a rendered home', () => {
   });
 
   it("agrees with the doctor's native-role-not-isolated statement", () => {
+    const profile = stored.snapshot.profile;
     const measured: Record<string, Record<string, string[]>> = {
       reviewer: requestsOf('reviewer')[0]!.offeredTools.mcp,
       scribe: requestsOf('scribe')[0]!.offeredTools.mcp,
     };
-    const deltas = nativeRoleDeltas(plan);
+    const deltas = nativeRoleDeltas(profile, plan);
     expect(deltas.map((d) => d.role).sort()).toEqual(['reviewer', 'scribe']);
+    const pairs = (tools: Record<string, readonly string[]>): string[] =>
+      Object.entries(tools).flatMap(([s, ts]) => ts.map((t) => `${s}:${t}`));
     for (const delta of deltas) {
       const got = measured[delta.role]!;
+      // Tool MCP servers: what the doctor says the role gains and loses is what it really
+      // gains and loses against its own grants
       const granted = plan.roles[delta.role]!.grants;
-      const pairs = (tools: Record<string, readonly string[]>): string[] =>
-        Object.entries(tools).flatMap(([s, ts]) => ts.map((t) => `${s}:${t}`));
       const measuredPairs = pairs(got).filter((p) => !p.startsWith('mmo_mesh:'));
       const grantedPairs = pairs(
         Object.fromEntries(
@@ -313,8 +316,24 @@ describe('real codex exec on a rendered home', () => {
         groups.flatMap((g) => g.tools.map((t) => `${g.server}:${modelName(t)}`)).sort();
       expect(flatten(delta.gains)).toEqual(gained);
       expect(flatten(delta.loses)).toEqual(lost);
+      // mmo_mesh: the role has the mesh tools exactly when the doctor says it reaches the mesh
+      // (the root's lists when they differ from its own, otherwise its own)
+      const own = profile.agents[delta.role]!;
+      const claimsMesh =
+        delta.mesh !== undefined
+          ? delta.mesh.effective !== null
+          : own.spawn.length + own.control.length > 0;
+      expect({ role: delta.role, mesh: got.mmo_mesh !== undefined }).toEqual({
+        role: delta.role,
+        mesh: claimsMesh,
+      });
     }
-    const warnings = nativeIsolationDiagnostics(stored.snapshot.profile, plan).filter(
+    // neither native role has spawn/control of its own, yet both are offered the lead's mesh
+    expect(deltas.map((d) => d.mesh?.effective)).toEqual([
+      { spawn: [], control: ['helper'] },
+      { spawn: [], control: ['helper'] },
+    ]);
+    const warnings = nativeIsolationDiagnostics(profile, plan).filter(
       (d) => d.code === 'native-role-not-isolated',
     );
     expect(warnings.map((d) => d.path).sort()).toEqual([
@@ -322,5 +341,13 @@ describe('real codex exec on a rendered home', () => {
       'agents.reviewer.native_agents[0]',
     ]);
     expect(warnings.every((d) => d.severity === 'warning')).toBe(true);
+    for (const warning of warnings) {
+      expect(warning.message).toContain('Codex 0.149 gives a native role its parent');
+      expect(warning.message).toContain("GAIN mmo_mesh with `lead`'s participant grants");
+    }
+    const reviewerWarning = warnings.find((d) => d.message.includes('`reviewer`'))!;
+    // the lead's tools the reviewer was not granted, as Codex names them to the model
+    expect(reviewerWarning.message).toContain('GAIN alpha:one, alpha:two, everything:echo');
+    expect(reviewerWarning.message).toContain('LOSE beta:b1');
   });
 });

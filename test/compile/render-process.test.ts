@@ -62,9 +62,11 @@ describe('renderProcess: the session root process', () => {
     });
   });
 
-  it('declares every reachable native role with its description and role file', async () => {
+  it('declares every reachable native role beside the base [agents] settings', async () => {
     const config = files(await team(), 'lead').parsed.get('config.toml')!;
     expect(config.agents).toEqual({
+      max_threads: 6,
+      max_depth: 2,
       reviewer: { description: 'Reviews changes', config_file: 'agents/reviewer.toml' },
       scribe: { description: 'Writes notes', config_file: 'agents/scribe.toml' },
     });
@@ -180,7 +182,8 @@ describe('renderProcess: a participant process', () => {
       developer_instructions: 'You research.',
       sandbox_mode: 'danger-full-access',
     });
-    expect(config.agents).toBeUndefined();
+    // Codex's own multi-agent settings from codex-base.toml, and no role declarations
+    expect(config.agents).toEqual({ max_threads: 6, max_depth: 2 });
     expect(config.sandbox_workspace_write).toBeUndefined();
     expect(Object.keys(config.mcp_servers as TomlTable)).toEqual(['web']);
     expect(server(config, 'web')).toEqual({
@@ -219,8 +222,11 @@ describe('renderAll', () => {
     expect(() => renderProcess(fixture.snapshot, fixture.plan, 'scribe', { home: HOME })).toThrow(
       CodexMmoError,
     );
+    expect(() => renderProcess(fixture.snapshot, fixture.plan, 'scribe', { home: HOME })).toThrow(
+      /role 'scribe' of profile 'team' is a native role inside the Codex process of 'lead'.*render --process lead\)\. Processes: lead, researcher/,
+    );
     expect(() => renderProcess(fixture.snapshot, fixture.plan, 'nobody', { home: HOME })).toThrow(
-      /no process rooted at role 'nobody'; processes: lead, researcher/,
+      /profile 'team' has no role 'nobody'\. Processes: lead, researcher/,
     );
   });
 });

@@ -1,15 +1,19 @@
 /**
  * Temporary directories for tests, removed after each test file: `const dir = await tmpDir()`.
+ * Read-only trees inside them (installed packs, stored snapshots) are made writable first, so
+ * removal also works for a user without the power to delete from read-only directories.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
+import { removeTree } from '../../src/profile/pack-store.js';
+
 const created: string[] = [];
 
 afterAll(async () => {
-  await Promise.all(created.map((d) => rm(d, { recursive: true, force: true })));
+  await Promise.all(created.map((d) => removeTree(d)));
 });
 
 export async function tmpDir(prefix = 'codex-mmo-test-'): Promise<string> {

@@ -6,7 +6,7 @@
  * message, and nothing of the session is left running afterwards.
  */
 import { existsSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,12 +19,14 @@ import {
 } from '../../src/codex/scripted-model.js';
 import { isAlive } from '../../src/session/process-control.js';
 import {
-  ECHO_SERVER,
+  echoServer,
   makeWorld,
   onlySession,
   parseEnvOutput,
+  processesMentioning,
+  profileToml,
   requireBuild,
-  runCliProcess,
+  runInWorld,
   type World,
 } from '../session/world.js';
 
@@ -33,40 +35,20 @@ const WORKER_CANARY = 'worker-canary-0b0b0b';
 const UNREFERENCED_CANARY = 'unreferenced-canary-0c0c0c';
 
 function registry(root: string): string {
-  const server = (id: string, variable: string): string => `
-[tool_mcp_servers.${id}]
-transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(ECHO_SERVER)}, "--record-env", ${JSON.stringify(join(root, `${id}-env.json`))}, "--tools", "note"]
-env_vars = ["${variable}"]
-enabled_tools = ["note"]
-default_tools_approval_mode = "approve"
-`;
+  const server = (id: string, variable: string): string =>
+    echoServer(id, {
+      tools: 'note',
+      envVars: [variable],
+      args: ['--record-env', join(root, `${id}-env.json`)],
+    });
   return server('lead_srv', 'LEAD_CRED') + server('worker_srv', 'WORKER_CRED');
 }
 
-const PROFILE = `
-name = "meshtest"
-root = "lead"
-
-[agents.lead]
-description = "lead"
-instructions = "ROLE-LEAD"
-spawn = ["worker"]
-control = ["worker"]
-
-[agents.lead.tool_mcp_servers.lead_srv]
-
-[agents.worker]
-description = "worker"
-instructions = "ROLE-WORKER"
-
-[agents.worker.tool_mcp_servers.worker_srv]
-
-[agents.intruder]
-description = "a role the lead may not spawn"
-instructions = "ROLE-INTRUDER"
-`;
+const PROFILE = profileToml('meshtest', 'lead', {
+  lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: {} } },
+  worker: { grants: { worker_srv: {} } },
+  intruder: {},
+});
 
 function isRole(request: ModelRequest, marker: string): boolean {
   return request.developerTexts.some((t) => t.includes(marker));
@@ -106,22 +88,6 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-/** Processes whose command line or environment mentions `text`. */
-async function processesMentioning(text: string): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    for (const file of ['cmdline', 'environ']) {
-      const content = await readFile(`/proc/${entry}/${file}`, 'utf8').catch(() => '');
-      if (content.includes(text)) {
-        found.push(Number(entry));
-        break;
-      }
-    }
-  }
-  return found;
-}
-
 let model: ScriptedModel;
 let world: World;
 
@@ -142,11 +108,9 @@ afterAll(async () => {
 
 describe('mmo_mesh through real Codex', () => {
   it('spawns a granted participant with only its own grants and credentials', async () => {
-    const result = await runCliProcess(
-      ['exec', world.packDir, 'lead the work', ...world.dirArgs],
-      { ...world.env, UNREFERENCED_CANARY },
-      world.workDir,
-    );
+    const result = await runInWorld(world, ['exec', world.packDir, 'lead the work'], {
+      UNREFERENCED_CANARY,
+    });
     expect(model.errors).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');

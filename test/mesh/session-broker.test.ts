@@ -25,63 +25,36 @@ import { isAlive } from '../../src/session/process-control.js';
 import { processEnvironment } from '../../src/session/process-env.js';
 import type { ResolvedPlan } from '../../src/profile/types.js';
 import type { StoredSnapshot } from '../../src/snapshot/types.js';
-import { CODEX, ECHO_SERVER, makeWorld, requireBuild, type World } from '../session/world.js';
+import {
+  CODEX,
+  echoServer,
+  makeWorld,
+  profileToml,
+  requireBuild,
+  waitFor,
+  type World,
+} from '../session/world.js';
 
 const SLOW_CANARY = 'slow-canary-6f6f6f';
 
-const PROFILE = `
-name = "brokertest"
-root = "lead"
+const PROFILE = profileToml('brokertest', 'lead', {
+  lead: {
+    spawn: ['worker', 'sleeper', 'helper', 'fragile', 'patient', 'lazy'],
+    control: ['worker', 'sleeper', 'helper'],
+  },
+  worker: { control: ['helper'] },
+  sleeper: { spawn: ['slow'] },
+  helper: {},
+  fragile: { grants: { broken: {} } },
+  slow: { grants: { slow: {} } },
+  patient: { grants: { late: { required: false }, broken: { required: false } } },
+  lazy: { grants: { slow: { required: false } } },
+});
 
-[agents.lead]
-description = "lead"
-instructions = "ROLE-LEAD"
-spawn = ["worker", "sleeper", "helper", "fragile"]
-control = ["worker", "sleeper", "helper"]
-
-[agents.worker]
-description = "worker"
-instructions = "ROLE-WORKER"
-control = ["helper"]
-
-[agents.sleeper]
-description = "sleeper"
-instructions = "ROLE-SLEEPER"
-spawn = ["slow"]
-
-[agents.helper]
-description = "helper"
-instructions = "ROLE-HELPER"
-
-[agents.fragile]
-description = "fragile"
-instructions = "ROLE-FRAGILE"
-
-[agents.fragile.tool_mcp_servers.broken]
-
-[agents.slow]
-description = "slow"
-instructions = "ROLE-SLOW"
-
-[agents.slow.tool_mcp_servers.slow]
-`;
-
-const REGISTRY = `
-[tool_mcp_servers.broken]
-transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(ECHO_SERVER)}, "--fail"]
-enabled_tools = ["echo"]
-default_tools_approval_mode = "approve"
-
-[tool_mcp_servers.slow]
-transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(ECHO_SERVER)}, "--delay-ms", "20000"]
-env_vars = ["SLOW_CRED"]
-enabled_tools = ["echo"]
-default_tools_approval_mode = "approve"
-`;
+const REGISTRY =
+  echoServer('broken', { args: ['--fail'] }) +
+  echoServer('slow', { args: ['--delay-ms', '20000'], envVars: ['SLOW_CRED'] }) +
+  echoServer('late', { args: ['--delay-ms', '2500'] });
 
 let model: ScriptedModel;
 let world: World;
@@ -167,7 +140,7 @@ describe('session broker', () => {
     const a = await refusal(lead.spawn({ role: 'slow', task: 't' }));
     expect(a.code).toBe('refused');
     expect(a.message).toBe(
-      "role 'lead' may not spawn role 'slow': its spawn grant allows worker, sleeper, helper, fragile",
+      "role 'lead' may not spawn role 'slow': its spawn grant allows worker, sleeper, helper, fragile, patient, lazy",
     );
     const b = await refusal(lead.spawn({ role: 'ghost', task: 't' }));
     expect(b.message).toContain("unknown role 'ghost'");
@@ -234,47 +207,69 @@ describe('session broker', () => {
     expect(isAlive(fragile?.pid ?? 0)).toBe(false);
   }, 60_000);
 
+  it('waits for servers that are not required before the first turn, and reports their failures', async () => {
+    const patient = await lead.spawn({ role: 'patient', task: 'be patient' });
+    expect(patient.failed_servers).toEqual([
+      { server: 'broken', error: expect.any(String) as unknown },
+    ]);
+    await waitFor(() => model.requests.some((r) => role(r, 'PATIENT')), 30_000);
+    const first = model.requests.find((r) => role(r, 'PATIENT'));
+    // the slow server's tools were there from the first request on
+    expect(first?.offeredTools.mcp.late).toEqual(['echo']);
+    expect(first?.offeredTools.mcp.broken).toBeUndefined();
+    await lead.stop(patient.participant).catch(() => undefined);
+  }, 60_000);
+
   it('abandons a participant whose MCP startup outlasts its lifecycle wait', async () => {
-    const process = plan.processes.find((p) => p.root === 'slow');
-    if (process === undefined) throw new Error('no slow process');
-    const home = join(sessionDir, 'homes', 'slow-x');
-    await writeProcessHome(
-      renderProcess(stored.snapshot, plan, 'slow', { home: world.home }),
-      home,
-      world.baseCodexHome,
-    );
-    const credentials = credentialSourceFrom(
-      { SLOW_CRED: SLOW_CANARY },
-      {},
-      'credentials.env',
-      true,
-    );
-    const environment = processEnvironment(
-      plan,
-      process,
-      stored.snapshot.base,
-      world.env,
-      credentials,
-      home,
-    );
-    const { participant, ready } = Participant.launch({
-      id: 'slow-x',
-      role: 'slow',
-      owner: 'root',
-      task: 't',
-      cwd: world.workDir,
-      home,
-      env: environment.env,
-      codexBin: CODEX,
-      lifecycleWaitSec: 2,
-      secrets: [SLOW_CANARY],
-    });
+    /** A participant of `role` started directly, with a 2 s lifecycle wait. */
+    const launch = async (
+      role: string,
+      servers?: string[],
+    ): Promise<ReturnType<typeof Participant.launch>> => {
+      const process = plan.processes.find((p) => p.root === role);
+      if (process === undefined) throw new Error(`no ${role} process`);
+      const id = `${role}-x`;
+      const home = join(sessionDir, 'homes', id);
+      await writeProcessHome(
+        renderProcess(stored.snapshot, plan, role, { home: world.home }),
+        home,
+        world.baseCodexHome,
+      );
+      const credentials = credentialSourceFrom(
+        { SLOW_CRED: SLOW_CANARY },
+        {},
+        'credentials.env',
+        true,
+      );
+      return Participant.launch({
+        id,
+        role,
+        owner: 'root',
+        task: 't',
+        cwd: world.workDir,
+        home,
+        env: processEnvironment(plan, process, stored.snapshot.base, world.env, credentials, home)
+          .env,
+        codexBin: CODEX,
+        lifecycleWaitSec: 2,
+        secrets: [SLOW_CANARY],
+        ...(servers !== undefined ? { servers } : {}),
+      });
+    };
+    const { participant, ready } = await launch('slow');
     await expect(ready).rejects.toThrow(
       'MCP startup of participant slow-x (role slow) was not ready within its lifecycle wait of 2 s; the participant was abandoned',
     );
     expect(participant.status).toBe('failed');
     expect(participant.error).not.toContain(SLOW_CANARY);
     expect(isAlive(participant.pid ?? 0)).toBe(false);
+
+    // a server that is not required counts towards the lifecycle wait as well
+    const lazy = await launch('lazy', ['slow']);
+    await expect(lazy.ready).rejects.toThrow(
+      'MCP startup of participant lazy-x (role lazy) was not ready within its lifecycle wait of 2 s (still starting: slow); the participant was abandoned',
+    );
+    expect(isAlive(lazy.participant.pid ?? 0)).toBe(false);
   }, 60_000);
 
   it("stops a caller's participants when its last mesh connection closes", async () => {

@@ -113,7 +113,7 @@ describe('analyzeSurface', () => {
 
   it('lists offered tools that are not enabled as info, and reports every tool', () => {
     const result = analyzeSurface(entryOf(fragment), offered, { file: LOCK }, []);
-    const info = result.diagnostics.find((d) => d.code === 'tool-not-enabled');
+    const info = result.diagnostics.find((d) => d.code === 'tool-offered-not-enabled');
     expect(info).toMatchObject({ severity: 'info', path: 'tool_mcp_servers.srv.enabled_tools' });
     expect(info?.message).toContain('admin');
     expect(info?.message).not.toContain('search');

@@ -4,8 +4,13 @@ import { describe, expect, it } from 'vitest';
 
 import { readLock } from '../../src/probe/lock-file.js';
 import { LOCK_HEADER } from '../../src/probe/lock-format.js';
-import { runCli } from '../helpers/cli.js';
-import { fixtureFragment, launchEnv, workspace, type FixtureConfig } from './probe-helpers.js';
+import {
+  fixtureFragment,
+  launchEnv,
+  runIn,
+  workspace,
+  type FixtureConfig,
+} from './probe-helpers.js';
 
 interface Json {
   ok: boolean;
@@ -53,11 +58,7 @@ describe('tool-mcp pin and drift', () => {
     );
     const env = launchEnv(ws);
     const cli = (cmd: 'probe' | 'pin', json = true) =>
-      runCli(['tool-mcp', cmd, 'web', '--config-dir', ws.configDir, ...(json ? ['--json'] : [])], {
-        env,
-        home: ws.home,
-        cwd: ws.root,
-      });
+      runIn(ws, ['tool-mcp', cmd, 'web'], { env, json });
     const lockFile = join(ws.configDir, 'tool-mcp.lock');
 
     // first probe: clean, but not pinned yet
@@ -176,30 +177,14 @@ describe('tool-mcp pin and drift', () => {
 
   it('refuses to pin while an enabled tool is not offered, leaving the lock untouched', async () => {
     const ws = await workspace();
-    const config = await ws.fixture('fixture.json', { tools: [searchV1, fetchTool] });
-    await ws.fragment(
-      '10-web.toml',
-      fixtureFragment(
-        'web',
-        config,
-        'enabled_tools = ["search", "fetch"]\ndefault_tools_approval_mode = "prompt"',
-      ),
-    );
-    await ws.fragment(
-      '20-other.toml',
-      fixtureFragment(
-        'other',
-        config,
-        'enabled_tools = ["search", "serach"]\ndefault_tools_approval_mode = "prompt"',
-      ),
-    );
+    const tools = { tools: [searchV1, fetchTool] };
+    const prompt = 'default_tools_approval_mode = "prompt"';
+    await ws.fixtureServer(tools, `enabled_tools = ["search", "fetch"]\n${prompt}`, { id: 'web' });
+    await ws.fixtureServer(tools, `enabled_tools = ["search", "serach"]\n${prompt}`, {
+      id: 'other',
+    });
     const env = launchEnv(ws);
-    const pin = (id: string, json: boolean) =>
-      runCli(['tool-mcp', 'pin', id, '--config-dir', ws.configDir, ...(json ? ['--json'] : [])], {
-        env,
-        home: ws.home,
-        cwd: ws.root,
-      });
+    const pin = (id: string, json: boolean) => runIn(ws, ['tool-mcp', 'pin', id], { env, json });
     expect((await pin('web', true)).code).toBe(0);
     const lockFile = join(ws.configDir, 'tool-mcp.lock');
     const lockText = await readFile(lockFile, 'utf8');
@@ -229,12 +214,7 @@ describe('tool-mcp pin and drift', () => {
       );
     await write('"search"');
     const env = launchEnv(ws);
-    const cli = (cmd: string) =>
-      runCli(['tool-mcp', cmd, 'web', '--config-dir', ws.configDir, '--json'], {
-        env,
-        home: ws.home,
-        cwd: ws.root,
-      });
+    const cli = (cmd: string) => runIn(ws, ['tool-mcp', cmd, 'web'], { env });
     expect((await cli('pin')).code).toBe(0);
     await write('"search", "fetch"');
     const probe = await cli('probe');

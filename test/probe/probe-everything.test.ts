@@ -5,15 +5,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
 import {
   EVERYTHING_BIN,
   EVERYTHING_HTTP,
   launchEnv,
   processGone,
   q,
+  runIn,
   workspace,
   type Workspace,
 } from './probe-helpers.js';
@@ -21,8 +22,8 @@ import {
 interface Json {
   ok: boolean;
   server: string;
-  serverInfo?: { name: string; version: string };
-  protocolVersion?: string;
+  server_info?: { name: string; version: string };
+  protocol_version?: string;
   time_to_ready_ms?: number;
   written?: boolean;
   tools: {
@@ -36,35 +37,36 @@ interface Json {
   diagnostics: { code: string; severity: string; message: string; path?: string }[];
 }
 
-function cli(ws: Workspace, args: string[], env: Record<string, string>) {
-  return runCli([...args, '--config-dir', ws.configDir, '--json'], {
-    env,
-    home: ws.home,
-    cwd: ws.root,
-  });
+function cli(ws: Workspace, args: string[], env: Record<string, string>, json = true) {
+  return runIn(ws, args, { env, json });
 }
+
+/** `[tool_mcp_servers.everything]` running the real server over stdio, then `rest`. */
+const stdioEverything = (rest: string): string => `[tool_mcp_servers.everything]
+transport = "stdio"
+command = ${q(EVERYTHING_BIN)}
+args = ["stdio"]
+${rest}
+`;
 
 describe('server-everything over stdio', () => {
   it('lists its tools with annotations, flags risky approval and unknown tool names', async () => {
     const ws = await workspace();
     await ws.fragment(
       '10-everything.toml',
-      `[tool_mcp_servers.everything]
-transport = "stdio"
-command = ${q(EVERYTHING_BIN)}
-args = ["stdio"]
-enabled_tools = ["echo", "get-sum", "toggle-simulated-logging", "get_env"]
+      stdioEverything(
+        `enabled_tools = ["echo", "get-sum", "toggle-simulated-logging", "get_env"]
 default_tools_approval_mode = "auto"
 
 [tool_mcp_servers.everything.tools.echo]
-approval_mode = "approve"
-`,
+approval_mode = "approve"`,
+      ),
     );
     const result = await cli(ws, ['tool-mcp', 'probe', 'everything'], launchEnv(ws));
     expect(result.code).toBe(1);
     const out = result.json<Json>();
-    expect(out.serverInfo?.name).toBe('mcp-servers/everything');
-    expect(out.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(out.server_info?.name).toBe('mcp-servers/everything');
+    expect(out.protocol_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(out.time_to_ready_ms).toBeGreaterThan(0);
     const names = out.tools.map((t) => t.name);
     expect(names).toEqual(
@@ -80,7 +82,7 @@ approval_mode = "approve"
     const codes = out.diagnostics.map((d) => [d.code, d.severity]);
     expect(codes).toContainEqual(['tool-not-offered', 'error']);
     expect(codes).toContainEqual(['approval-mode-risk', 'warning']);
-    expect(codes).toContainEqual(['tool-not-enabled', 'info']);
+    expect(codes).toContainEqual(['tool-offered-not-enabled', 'info']);
     const notOffered = out.diagnostics.find((d) => d.code === 'tool-not-offered');
     expect(notOffered?.message).toContain('did you mean "get-env"?');
     expect(notOffered?.path).toBe('tool_mcp_servers.everything.enabled_tools[3]');
@@ -94,13 +96,9 @@ approval_mode = "approve"
     const ws = await workspace();
     await ws.fragment(
       '10-everything.toml',
-      `[tool_mcp_servers.everything]
-transport = "stdio"
-command = ${q(EVERYTHING_BIN)}
-args = ["stdio"]
-enabled_tools = ["echo", "get-sum"]
-default_tools_approval_mode = "writes"
-`,
+      stdioEverything(
+        'enabled_tools = ["echo", "get-sum"]\ndefault_tools_approval_mode = "writes"',
+      ),
     );
     const env = launchEnv(ws);
     const pin = await cli(ws, ['tool-mcp', 'pin', 'everything'], env);
@@ -179,7 +177,7 @@ ${extra}`;
     expect(result.code).toBe(0);
     const out = result.json<Json>();
     expect(out.ok).toBe(true);
-    expect(out.serverInfo?.name).toBe('mcp-servers/everything');
+    expect(out.server_info?.name).toBe('mcp-servers/everything');
     expect(out.tools.find((t) => t.name === 'get-sum')).toMatchObject({
       enabled: true,
       annotations: { readOnlyHint: true },
@@ -212,10 +210,22 @@ ${extra}`;
 
   it('does not connect without the bearer token (Codex would not start the server)', async () => {
     await ws.fragment('10-http.toml', fragment('every-http', `http://127.0.0.1:${port}/mcp`));
+    const requests = async () => (await readFile(headersFile, 'utf8').catch(() => '')).length;
+    const before = await requests();
     const result = await cli(ws, ['tool-mcp', 'probe', 'every-http'], launchEnv(ws));
     expect(result.code).toBe(1);
-    const codes = result.json<Json>().diagnostics.map((d) => d.code);
-    expect(codes).toEqual(expect.arrayContaining(['missing-env-var', 'probe-start-failed']));
+    const out = result.json<Json & { launched: boolean }>();
+    expect(out.launched).toBe(false);
+    expect(out.diagnostics.map((d) => d.code)).toEqual(['missing-env-var', 'probe-start-failed']);
+    const failure = out.diagnostics.find((d) => d.code === 'probe-start-failed');
+    expect(failure?.message).toContain('its bearer token variable EVERY_TOKEN is not set');
+    expect(failure?.message).toContain(
+      `add EVERY_TOKEN=… to ${join(ws.configDir, 'credentials.env')}`,
+    );
+    expect(await requests()).toBe(before);
+    const text = await cli(ws, ['tool-mcp', 'probe', 'every-http'], launchEnv(ws), false);
+    expect(text.stdout).toBe('every-http (streamable_http): not started\n');
+    expect(text.stderr).toContain('error[probe-start-failed] tool_mcp_servers.every-http:');
   });
 
   it('reports a refused connection as a start failure', async () => {

@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 
 import { runCli } from '../helpers/cli.js';
 import {
-  fixtureFragment,
+  ALPHA_PROMPT,
+  hangingServer,
   launchEnv,
   processGone,
+  runIn,
   workspace,
   type Workspace,
 } from './probe-helpers.js';
@@ -14,8 +16,8 @@ import {
 interface ProbeJson {
   ok: boolean;
   server: string;
-  serverInfo?: { name: string; version: string; title?: string };
-  protocolVersion?: string;
+  server_info?: { name: string; version: string; title?: string };
+  protocol_version?: string;
   time_to_ready_ms?: number;
   tools: { name: string; annotations: unknown; enabled: boolean; description?: string }[];
   stderr_tail?: string[];
@@ -30,11 +32,8 @@ const TOOLS = [
   { name: 'epsilon', description: 'Fifth tool' },
 ];
 
-async function probe(ws: Workspace, id: string, env: Record<string, string>, json = true) {
-  return runCli(
-    ['tool-mcp', 'probe', id, '--config-dir', ws.configDir, ...(json ? ['--json'] : [])],
-    { env, home: ws.home, cwd: ws.root },
-  );
+function probe(ws: Workspace, id: string, env: Record<string, string>, json = true) {
+  return runIn(ws, ['tool-mcp', 'probe', id], { env, json });
 }
 
 describe('tool-mcp probe against the fixture server', () => {
@@ -43,28 +42,17 @@ describe('tool-mcp probe against the fixture server', () => {
     await mkdir(join(ws.home, 'work'));
     const envFile = ws.path('env.json');
     const pidFile = ws.path('pids.json');
-    const config = await ws.fixture('fixture.json', {
-      tools: TOOLS,
-      pageSize: 2,
-      envFile,
-      pidFile,
-      spawnGrandchild: true,
-    });
     await ws.credentials(
       'REF_FROM_FILE=canary-file-value-93f1\nUNREFERENCED_FILE=canary-unused-77\n',
     );
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fx',
-        config,
-        `cwd = "~/work"
+    await ws.fixtureServer(
+      { tools: TOOLS, pageSize: 2, envFile, pidFile, spawnGrandchild: true },
+      `cwd = "~/work"
 env_vars = ["REF_FROM_ENV", "REF_FROM_FILE", "NEVER_SET"]
 env = { MODE = "fast" }
 enabled_tools = ["alpha", "beta", "gamma", "delta", "epsilon"]
 default_tools_approval_mode = "prompt"`,
-        'node',
-      ),
+      { command: 'node' },
     );
     const env = launchEnv(ws, {
       TMPDIR: '/tmp',
@@ -106,12 +94,12 @@ default_tools_approval_mode = "prompt"`,
     expect(out.tools.map((t) => t.name)).toEqual(['alpha', 'beta', 'gamma', 'delta', 'epsilon']);
     expect(out.tools[0]?.annotations).toEqual({ readOnlyHint: true });
     expect(out.tools[1]?.annotations).toBeNull();
-    expect(out.serverInfo).toEqual({
+    expect(out.server_info).toEqual({
       name: 'probe-fixture',
       version: '1.2.3',
       title: 'Probe Fixture',
     });
-    expect(out.protocolVersion).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(out.protocol_version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(typeof out.time_to_ready_ms).toBe('number');
 
     // the whole process group is gone, grandchild included
@@ -122,14 +110,9 @@ default_tools_approval_mode = "prompt"`,
 
   it('prints a readable report and exits 0 when everything is fine', async () => {
     const ws = await workspace();
-    const config = await ws.fixture('fixture.json', { tools: TOOLS.slice(0, 2) });
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fx',
-        config,
-        'enabled_tools = ["alpha"]\ndefault_tools_approval_mode = "writes"',
-      ),
+    await ws.fixtureServer(
+      { tools: TOOLS.slice(0, 2) },
+      'enabled_tools = ["alpha"]\ndefault_tools_approval_mode = "writes"',
     );
     const result = await probe(ws, 'fx', launchEnv(ws), false);
     expect(result.code).toBe(0);
@@ -137,23 +120,16 @@ default_tools_approval_mode = "prompt"`,
     expect(result.stdout).toContain('probe-fixture 1.2.3 (Probe Fixture)');
     expect(result.stdout).toMatch(/alpha\s+yes\s+writes\s+no\s+-\s+read-only/);
     expect(result.stdout).toMatch(/beta\s+no\s+-/);
-    expect(result.stderr).toContain('info[tool-not-enabled]');
+    expect(result.stderr).toContain('info[tool-offered-not-enabled]');
     expect(result.stderr).toContain('info[server-not-pinned]');
   });
 
   it('keeps --json valid when a credential value is a JSON word', async () => {
     const ws = await workspace();
-    const config = await ws.fixture('fixture.json', {
-      tools: [{ name: 'alpha', description: 'says true', annotations: { readOnlyHint: true } }],
-    });
     await ws.credentials('FLAG=true\n');
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fx',
-        config,
-        'env_vars = ["FLAG"]\nenabled_tools = ["alpha"]\ndefault_tools_approval_mode = "prompt"',
-      ),
+    await ws.fixtureServer(
+      { tools: [{ name: 'alpha', description: 'says true', annotations: { readOnlyHint: true } }] },
+      `env_vars = ["FLAG"]\n${ALPHA_PROMPT}`,
     );
     const result = await probe(ws, 'fx', launchEnv(ws));
     expect(result.code).toBe(0);
@@ -168,21 +144,10 @@ default_tools_approval_mode = "prompt"`,
     const secret = 'canary-crash-secret-6b1f0e';
     const envSecret = 'canary-crash-env-secret-2c7d';
     const pidFile = ws.path('pids.json');
-    const config = await ws.fixture('fixture.json', {
-      mode: 'crash',
-      stderrEnv: ['SECRET_TOKEN', 'OTHER_TOKEN'],
-      pidFile,
-    });
     await ws.credentials(`SECRET_TOKEN=${secret}\n`);
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fx',
-        config,
-        `env_vars = ["SECRET_TOKEN", "OTHER_TOKEN"]
-enabled_tools = ["alpha"]
-default_tools_approval_mode = "prompt"`,
-      ),
+    await ws.fixtureServer(
+      { mode: 'crash', stderrEnv: ['SECRET_TOKEN', 'OTHER_TOKEN'], pidFile },
+      `env_vars = ["SECRET_TOKEN", "OTHER_TOKEN"]\n${ALPHA_PROMPT}`,
     );
     const env = launchEnv(ws, { OTHER_TOKEN: envSecret });
     const text = await probe(ws, 'fx', env, false);
@@ -205,20 +170,7 @@ default_tools_approval_mode = "prompt"`,
   it('times out a server that never answers, killing its whole group even if it ignores SIGTERM', async () => {
     const ws = await workspace();
     const pidFile = ws.path('pids.json');
-    const config = await ws.fixture('fixture.json', {
-      mode: 'hang',
-      ignoreSigterm: true,
-      spawnGrandchild: true,
-      pidFile,
-    });
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fx',
-        config,
-        'startup_timeout_sec = 1\nenabled_tools = ["alpha"]\ndefault_tools_approval_mode = "prompt"',
-      ),
-    );
+    await ws.fixtureServer(hangingServer(pidFile), `startup_timeout_sec = 1\n${ALPHA_PROMPT}`);
     const started = Date.now();
     const result = await probe(ws, 'fx', launchEnv(ws));
     const elapsed = Date.now() - started;
@@ -235,15 +187,7 @@ default_tools_approval_mode = "prompt"`,
 
   it('reports a server that speaks garbage on stdout as a protocol error', async () => {
     const ws = await workspace();
-    const config = await ws.fixture('fixture.json', { mode: 'garbage' });
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fx',
-        config,
-        'startup_timeout_sec = 1\nenabled_tools = ["alpha"]\ndefault_tools_approval_mode = "prompt"',
-      ),
-    );
+    await ws.fixtureServer({ mode: 'garbage' }, `startup_timeout_sec = 1\n${ALPHA_PROMPT}`);
     const result = await probe(ws, 'fx', launchEnv(ws));
     expect(result.code).toBe(1);
     const codes = result.json<ProbeJson>().diagnostics.map((d) => [d.code, d.severity]);
@@ -254,15 +198,7 @@ default_tools_approval_mode = "prompt"`,
 
   it('tolerates a stray stdout line (as Codex does) with a warning', async () => {
     const ws = await workspace();
-    const config = await ws.fixture('fixture.json', { mode: 'banner', tools: TOOLS.slice(0, 1) });
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fx',
-        config,
-        'enabled_tools = ["alpha"]\ndefault_tools_approval_mode = "prompt"',
-      ),
-    );
+    await ws.fixtureServer({ mode: 'banner', tools: TOOLS.slice(0, 1) });
     const result = await probe(ws, 'fx', launchEnv(ws));
     expect(result.code).toBe(0);
     const out = result.json<ProbeJson>();
@@ -274,15 +210,7 @@ default_tools_approval_mode = "prompt"`,
 
   it('reports an unsupported protocol version as a protocol error', async () => {
     const ws = await workspace();
-    const config = await ws.fixture('fixture.json', { mode: 'bad-version' });
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fx',
-        config,
-        'enabled_tools = ["alpha"]\ndefault_tools_approval_mode = "prompt"',
-      ),
-    );
+    await ws.fixtureServer({ mode: 'bad-version' });
     const result = await probe(ws, 'fx', launchEnv(ws));
     expect(result.code).toBe(1);
     const error = result
@@ -319,15 +247,7 @@ default_tools_approval_mode = "prompt"
 
   it('rejects an unknown server ID with a suggestion', async () => {
     const ws = await workspace();
-    const config = await ws.fixture('fixture.json', {});
-    await ws.fragment(
-      '10-fx.toml',
-      fixtureFragment(
-        'fixture',
-        config,
-        'enabled_tools = ["a"]\ndefault_tools_approval_mode = "prompt"',
-      ),
-    );
+    await ws.fixtureServer({}, ALPHA_PROMPT, { id: 'fixture' });
     const result = await probe(ws, 'fixtur', launchEnv(ws), false);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[unknown-server]');

@@ -5,6 +5,7 @@
 import { readFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 
+import { runCli, type CliResult } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 export const FIXTURE_SERVER = resolve('test/fixtures/probe/fixture-server.mjs');
@@ -32,9 +33,26 @@ export interface Workspace {
   credentials(lines: string): Promise<void>;
   /** Writes the fixture's JSON config; returns its path. */
   fixture(name: string, config: FixtureConfig): Promise<string>;
+  /**
+   * Serves the fixture server as stdio server `id` (default `fx`): writes its JSON config and
+   * `tool-mcp.d/10-<id>.toml` with `extra` lines (default: tool `alpha`, approval `prompt`).
+   */
+  fixtureServer(
+    config: FixtureConfig,
+    extra?: string,
+    options?: { id?: string; command?: string },
+  ): Promise<void>;
   /** A file path inside the workspace (not created). */
   path(name: string): string;
 }
+
+/** A fixture server that never answers, ignores SIGTERM and leaves a grandchild, writing its pids. */
+export function hangingServer(pidFile: string): FixtureConfig {
+  return { mode: 'hang', ignoreSigterm: true, spawnGrandchild: true, pidFile };
+}
+
+/** The `extra` lines of `fixtureServer` by default. */
+export const ALPHA_PROMPT = 'enabled_tools = ["alpha"]\ndefault_tools_approval_mode = "prompt"';
 
 export async function workspace(): Promise<Workspace> {
   const root = await tmpDir('codex-mmo-probe-');
@@ -42,7 +60,7 @@ export async function workspace(): Promise<Workspace> {
   const configDir = join(root, 'config');
   await mkdir(join(configDir, 'tool-mcp.d'), { recursive: true });
   await mkdir(home, { recursive: true });
-  return {
+  const ws: Workspace = {
     root,
     home,
     configDir,
@@ -57,10 +75,31 @@ export async function workspace(): Promise<Workspace> {
       await writeFile(file, JSON.stringify(config));
       return file;
     },
+    async fixtureServer(config, extra = ALPHA_PROMPT, options = {}) {
+      const id = options.id ?? 'fx';
+      const file = await ws.fixture(`${id}.json`, config);
+      await ws.fragment(`10-${id}.toml`, fixtureFragment(id, file, extra, options.command));
+    },
     path(name) {
       return join(root, name);
     },
   };
+  return ws;
+}
+
+/**
+ * Runs `codex-mmo ARGS --config-dir <config>` in-process from the workspace, with `--json` unless
+ * `json` is false, in the launch environment `env` (default `launchEnv(ws)`).
+ */
+export function runIn(
+  ws: Workspace,
+  args: readonly string[],
+  options: { env?: Record<string, string>; json?: boolean } = {},
+): Promise<CliResult> {
+  return runCli(
+    [...args, '--config-dir', ws.configDir, ...(options.json === false ? [] : ['--json'])],
+    { env: options.env ?? launchEnv(ws), home: ws.home, cwd: ws.root },
+  );
 }
 
 /** A TOML basic string. */

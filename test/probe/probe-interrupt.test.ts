@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { fixtureFragment, launchEnv, processGone, workspace } from './probe-helpers.js';
+import { hangingServer, launchEnv, processGone, workspace } from './probe-helpers.js';
 
 const RUN_CLI = resolve('test/fixtures/probe/run-cli.mjs');
 
@@ -26,19 +26,9 @@ describe('interrupting a probe', () => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       const ws = await workspace();
       const pidFile = ws.path('pids.json');
-      const config = await ws.fixture('fixture.json', {
-        mode: 'hang',
-        ignoreSigterm: true,
-        spawnGrandchild: true,
-        pidFile,
-      });
-      await ws.fragment(
-        '10-fx.toml',
-        fixtureFragment(
-          'fx',
-          config,
-          'startup_timeout_sec = 60\nenabled_tools = ["a"]\ndefault_tools_approval_mode = "prompt"',
-        ),
+      await ws.fixtureServer(
+        hangingServer(pidFile),
+        'startup_timeout_sec = 60\nenabled_tools = ["a"]\ndefault_tools_approval_mode = "prompt"',
       );
       const cli = spawn(
         process.execPath,

@@ -1,11 +1,13 @@
 /**
  * Operator configurations for profile tests: a temp config dir with registry fragments,
- * credentials.env and a pack, and a Directories value pointing at them.
+ * credentials.env and a pack, and a Directories value pointing at them; and the same for
+ * in-process CLI runs.
  */
 import { chmod, cp, mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 
 import type { Directories } from '../../src/paths/directories.js';
+import { runCli } from '../helpers/cli.js';
 import { EXAMPLE_CONFIG, EXAMPLE_PACK, tmpDir } from './tmp.js';
 
 /** node_modules/.bin: holds the real `codex` and `mcp-server-everything`. */
@@ -20,23 +22,13 @@ export interface Workspace {
   readonly pack: string;
 }
 
-/** A copy of examples/config and of the example pack, with credentials.env private. */
-export async function exampleWorkspace(
-  options: { credentials?: string; credentialsMode?: number } = {},
-): Promise<Workspace> {
-  const base = await tmpDir();
-  const configDir = join(base, 'config');
-  await cp(EXAMPLE_CONFIG, configDir, { recursive: true });
-  const credentials = join(configDir, 'credentials.env');
-  if (options.credentials !== undefined) await writeFile(credentials, options.credentials);
-  await chmod(credentials, options.credentialsMode ?? 0o600);
-  const pack = join(base, 'pack');
-  await cp(EXAMPLE_PACK, pack, { recursive: true });
+/** The directories of a workspace under `base`: config, data, state and a Codex home. */
+function workspaceAt(base: string, pack: string): Workspace {
   return {
     base,
     pack,
     dirs: {
-      configDir,
+      configDir: join(base, 'config'),
       dataDir: join(base, 'data'),
       stateDir: join(base, 'state'),
       baseCodexHome: join(base, 'codex-home'),
@@ -45,33 +37,66 @@ export async function exampleWorkspace(
   };
 }
 
+/** A copy of examples/config and of the example pack, with credentials.env private. */
+export async function exampleWorkspace(
+  options: { credentials?: string; credentialsMode?: number } = {},
+): Promise<Workspace> {
+  const ws = workspaceAt(await tmpDir(), '');
+  const configDir = ws.dirs.configDir;
+  await cp(EXAMPLE_CONFIG, configDir, { recursive: true });
+  const credentials = join(configDir, 'credentials.env');
+  if (options.credentials !== undefined) await writeFile(credentials, options.credentials);
+  await chmod(credentials, options.credentialsMode ?? 0o600);
+  const pack = join(ws.base, 'pack');
+  await cp(EXAMPLE_PACK, pack, { recursive: true });
+  return { ...ws, pack };
+}
+
 /** A workspace with the given fragments (file name → TOML) and pack profile.toml. */
 export async function customWorkspace(
   fragments: Record<string, string>,
   profileToml: string,
   credentials = '',
 ): Promise<Workspace> {
-  const base = await tmpDir();
-  const configDir = join(base, 'config');
+  const ws = workspaceAt(await tmpDir(), '');
+  const configDir = ws.dirs.configDir;
   await mkdir(join(configDir, 'tool-mcp.d'), { recursive: true });
   for (const [name, text] of Object.entries(fragments)) {
     await writeFile(join(configDir, 'tool-mcp.d', name), text);
   }
   await writeFile(join(configDir, 'credentials.env'), credentials, { mode: 0o600 });
   await chmod(join(configDir, 'credentials.env'), 0o600);
-  const pack = join(base, 'pack');
+  const pack = join(ws.base, 'pack');
   await mkdir(pack);
   await writeFile(join(pack, 'profile.toml'), profileToml);
+  return { ...ws, pack };
+}
+
+/**
+ * For CLI tests: a copy of examples/config (credentials.env private, or `credentials` written
+ * into it) with the data dir and config dir passed through the environment, and `run` running
+ * the CLI in-process there (`extra` variables on top of the environment).
+ */
+export async function exampleCli(options: { credentials?: string; path?: string } = {}) {
+  const base = await tmpDir();
+  const config = join(base, 'config');
+  await cp(EXAMPLE_CONFIG, config, { recursive: true });
+  if (options.credentials !== undefined) {
+    await writeFile(join(config, 'credentials.env'), options.credentials);
+  }
+  await chmod(join(config, 'credentials.env'), 0o600);
+  const env: Record<string, string | undefined> = {
+    PATH: options.path ?? process.env.PATH,
+    HOME: base,
+    CODEX_MMO_DATA_DIR: join(base, 'data'),
+    CODEX_MMO_CONFIG_DIR: config,
+  };
   return {
     base,
-    pack,
-    dirs: {
-      configDir,
-      dataDir: join(base, 'data'),
-      stateDir: join(base, 'state'),
-      baseCodexHome: join(base, 'codex-home'),
-      codexBin: 'codex',
-    },
+    config,
+    env,
+    run: (args: string[], extra: Record<string, string> = {}) =>
+      runCli(args, { env: { ...env, ...extra }, home: base, cwd: base }),
   };
 }
 

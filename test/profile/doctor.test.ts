@@ -2,7 +2,7 @@
  * `doctorProfile`: readiness limited to the profile's servers and graded by `required`, Codex
  * detection, credentials permissions, pins, native-role isolation, and unknown servers.
  */
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -227,5 +227,40 @@ describe('doctorProfile', () => {
     const unknown = await doctor(ws, {}, 'no-such-profile');
     expect(unknown.ok).toBe(false);
     expect(unknown.diagnostics[0]!.code).toBe('profile-not-found');
+  });
+
+  it('checks the valid grants of an invalid pack too, so one run shows every problem', async () => {
+    const ws = await exampleWorkspace();
+    const file = join(ws.pack, 'profile.toml');
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8'))
+        .replace('spawn = ["researcher"]', 'spawn = ["researcher", "ghost"]')
+        .replace('enabled_tools = ["echo"]', 'enabled_tools = ["echo", "shout"]'),
+    );
+    const report = await doctor(ws);
+    expect(report.ok).toBe(false);
+    expect(report.diagnostics.filter((d) => d.severity === 'error').map((d) => d.code)).toEqual([
+      'unknown-role',
+      'tool-not-allowed',
+    ]);
+  });
+
+  it('reports codex-base.toml problems, which would stop compile', async () => {
+    const ws = await exampleWorkspace();
+    await writeFile(
+      join(ws.dirs.configDir, 'codex-base.toml'),
+      'model = "gpt-5.6-terra"\n[agents.helper]\ndescription = "x"\n',
+    );
+    const report = await doctor(ws);
+    expect(report.ok).toBe(false);
+    expect(report.diagnostics.filter((d) => d.severity === 'error')).toMatchObject([
+      {
+        code: 'codex-base-owned-key',
+        file: join(ws.dirs.configDir, 'codex-base.toml'),
+        line: 2,
+        path: 'agents.helper',
+      },
+    ]);
   });
 });

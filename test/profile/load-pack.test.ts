@@ -6,7 +6,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { loadPack } from '../../src/profile/load-pack.js';
+import { loadPack, MAX_PACK_FILE_BYTES } from '../../src/profile/load-pack.js';
 import { EXAMPLE_PACK, tmpDir } from './tmp.js';
 
 const MINIMAL = `schema_version = 8
@@ -136,6 +136,9 @@ native_agents = ["a", "b"]
     expect(diagnostics).toMatchObject([
       { code: 'invalid-utf8', file: join(dir, 'prompts', 'lead.md'), line: 2 },
     ]);
+    expect(diagnostics[0]!.message).toBe(
+      'instructions file "prompts/lead.md" of role `lead` is not valid UTF-8 text; save it as UTF-8',
+    );
   });
 
   it('reports a missing directory and a directory without profile.toml', async () => {
@@ -147,5 +150,91 @@ native_agents = ["a", "b"]
     expect(empty.pack).toBeUndefined();
     expect(empty.diagnostics[0]!.code).toBe('pack-not-found');
     expect(empty.diagnostics[0]!.message).toContain('profile.toml');
+  });
+
+  it('warns, never silently, when network_access cannot be rendered for the permissions', async () => {
+    const dir = await packWith({
+      'profile.toml': `schema_version = 8
+name = "net"
+root = "a"
+
+[agents.a]
+description = "Reads"
+instructions = "Read."
+network_access = true
+
+[agents.b]
+description = "Does anything"
+instructions = "Do."
+permissions = "full-access"
+network_access = false
+
+[agents.c]
+description = "Writes"
+instructions = "Write."
+permissions = "workspace-write"
+network_access = true
+`,
+    });
+    const { pack, diagnostics } = await loadPack(dir);
+    // warnings only: the pack loads, and the setting is kept as written
+    expect(pack?.agents.a?.network_access).toBe(true);
+    expect(diagnostics.map((d) => [d.severity, d.code, d.path, d.line, d.column])).toEqual([
+      ['warning', 'network-access-ignored', 'agents.a.network_access', 8, 1],
+      ['warning', 'network-access-ignored', 'agents.b.network_access', 14, 1],
+    ]);
+    expect(diagnostics[0]!.message).toContain(
+      'network_access = true has no effect for role `a`: with permissions = "read-only"',
+    );
+    expect(diagnostics[1]!.message).toContain(
+      'network_access = false has no effect for role `b`: with permissions = "full-access"',
+    );
+  });
+
+  it('keeps the grants of an invalid pack that are valid on their own, for the registry check', async () => {
+    const dir = await packWith({
+      'profile.toml': `schema_version = 8
+name = "broken"
+root = "missing"
+
+[agents.a]
+description = "A"
+instructions = "A."
+
+[agents.a.tool_mcp_servers.web]
+enabled_tools = ["search"]
+
+[agents.a.tool_mcp_servers.ida]
+command = "ida"
+`,
+    });
+    const loaded = await loadPack(dir);
+    expect(loaded.pack).toBeUndefined();
+    expect(loaded.diagnostics.map((d) => d.code).sort()).toEqual([
+      'server-field-in-grant',
+      'unknown-role',
+    ]);
+    expect(loaded.file).toBe(join(dir, 'profile.toml'));
+    expect(loaded.positions?.lookup(['agents', 'a', 'tool_mcp_servers', 'web'])).toBeDefined();
+    // a grant with errors of its own is kept too: its registry problems are still worth knowing
+    expect(loaded.partial?.agents.a?.grants).toEqual({
+      web: { server: 'web', required: true, enabled_tools: ['search'] },
+      ida: { server: 'ida', required: true },
+    });
+  });
+
+  it('refuses a profile.toml or an instruction file over the size limit, without reading it', async () => {
+    const big = 'x'.repeat(MAX_PACK_FILE_BYTES + 1);
+    const tooBigPack = await packWith({ 'profile.toml': `# ${big}\n` });
+    const pack = await loadPack(tooBigPack);
+    expect(pack.diagnostics).toMatchObject([
+      { code: 'file-too-large', file: join(tooBigPack, 'profile.toml') },
+    ]);
+    expect(pack.diagnostics[0]!.message).toContain(`the limit is ${MAX_PACK_FILE_BYTES} bytes`);
+    const tooBigFile = await packWith({ 'profile.toml': MINIMAL, 'prompts/lead.md': big });
+    const file = await loadPack(tooBigFile);
+    expect(file.diagnostics).toMatchObject([
+      { code: 'file-too-large', path: 'agents.lead.instructions_file', line: 7, column: 1 },
+    ]);
   });
 });

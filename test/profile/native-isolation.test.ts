@@ -45,7 +45,7 @@ describe('native role deltas', () => {
         },
       }),
     ]);
-    expect(nativeRoleDeltas(planOf(p))).toEqual([
+    expect(nativeRoleDeltas(p, planOf(p))).toEqual([
       {
         process: 'lead',
         role: 'rev',
@@ -105,17 +105,71 @@ describe('native role deltas', () => {
   it('compares nested native roles with the process root and ignores participants', () => {
     const p = profile('lead', [
       role('lead', { native_agents: ['a'], spawn: ['w'], grants: { notes: {} } }),
-      role('a', { native_agents: ['b'], grants: { notes: {} } }),
+      role('a', { native_agents: ['b'], spawn: ['w'], grants: { notes: {} } }),
       role('b', { grants: {} }),
       role('w', { grants: { ida: {} } }),
     ]);
     const diagnostics = nativeIsolationDiagnostics(p, planOf(p)).filter(
       (d) => d.code === 'native-role-not-isolated',
     );
+    // `a` matches the root in tools and in spawn; `b` differs; participant `w` is not compared
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]!.path).toBe('agents.a.native_agents[0]');
     expect(diagnostics[0]!.message).toContain('`b`');
     expect(diagnostics[0]!.message).toContain('GAIN notes:read_note');
+    expect(diagnostics[0]!.message).toContain(
+      "GAIN mmo_mesh with `lead`'s participant grants (spawn w; control none)",
+    );
+  });
+});
+
+describe('native roles and mmo_mesh', () => {
+  // the process's mmo_mesh server acts for the process root: a native role reaches exactly the
+  // root's spawn/control lists, whatever its own say (measured in test/compile/codex-exec)
+  const team = (rootLists: { spawn?: string[]; control?: string[] }, own: typeof rootLists) =>
+    profile('lead', [
+      role('lead', { native_agents: ['rev'], grants: { notes: {} }, ...rootLists }),
+      role('rev', { grants: { notes: {} }, ...own }),
+      role('w', {}),
+      role('x', {}),
+    ]);
+
+  it('a native role without spawn/control gains the root’s mesh reach', () => {
+    const p = team({ spawn: ['w'], control: ['w'] }, {});
+    const [delta] = nativeRoleDeltas(p, planOf(p));
+    expect(delta!.mesh).toEqual({
+      effective: { spawn: ['w'], control: ['w'] },
+      own: { spawn: [], control: [] },
+    });
+    const [warning] = nativeIsolationDiagnostics(p, planOf(p));
+    expect(warning).toMatchObject({ code: 'native-role-not-isolated', severity: 'warning' });
+    expect(warning!.message).toContain(
+      "it will GAIN mmo_mesh with `lead`'s participant grants (spawn w; control w)",
+    );
+  });
+
+  it('a native role with its own spawn/control loses them when the root has none', () => {
+    const p = team({}, { spawn: ['w'] });
+    const [delta] = nativeRoleDeltas(p, planOf(p));
+    expect(delta!.mesh).toEqual({ effective: null, own: { spawn: ['w'], control: [] } });
+    const [warning] = nativeIsolationDiagnostics(p, planOf(p));
+    expect(warning!.message).toContain(
+      'it will LOSE mmo_mesh: its own participant grants (spawn w; control none) cannot be used, because `lead` has neither spawn nor control',
+    );
+  });
+
+  it('a native role with different lists acts with the root’s', () => {
+    const p = team({ spawn: ['w'] }, { spawn: ['x'], control: ['x'] });
+    const [warning] = nativeIsolationDiagnostics(p, planOf(p));
+    expect(warning!.message).toContain(
+      "through mmo_mesh it acts with `lead`'s participant grants (spawn w; control none), not its own (spawn x; control x)",
+    );
+  });
+
+  it('says nothing when the lists are the same, in any order', () => {
+    const p = team({ spawn: ['w', 'x'] }, { spawn: ['x', 'w'] });
+    expect(nativeRoleDeltas(p, planOf(p))[0]!.mesh).toBeUndefined();
+    expect(nativeIsolationDiagnostics(p, planOf(p))).toEqual([]);
   });
 });
 

@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { performance } from 'node:perf_hooks';
+
 import { planToJson } from '../../src/profile/plan-json.js';
 import {
   lifecycleWaitSec,
@@ -12,6 +14,7 @@ import {
   processesOf,
   resolvePlan,
 } from '../../src/profile/resolve-plan.js';
+import { MAX_PROCESS_MEMBERSHIPS } from '../../src/profile/types.js';
 import { validatePackToml } from '../../src/profile/validate-pack.js';
 import { http, profile, role, servers, stdio } from './build.js';
 
@@ -131,7 +134,36 @@ describe('processes', () => {
   });
   it('does not start a process for a control-only role', () => {
     const p = profile('lead', [role('lead', { control: ['w'] }), role('w')]);
-    expect(processesOf(p).map((x) => x.root)).toEqual(['lead']);
+    expect(processesOf(p)?.map((x) => x.root)).toEqual(['lead']);
+  });
+  it('refuses a native/spawn graph whose processes exceed the membership bound, early', () => {
+    // every role native to the next two and spawning another: n processes of n roles each
+    const ring = (n: number) =>
+      profile(
+        'r0',
+        Array.from({ length: n }, (_, i) =>
+          role(`r${i}`, {
+            native_agents: [`r${(i + 1) % n}`, `r${(i + 2) % n}`],
+            spawn: [`r${(i * 7) % n}`],
+          }),
+        ),
+      );
+    expect(processesOf(ring(100), MAX_PROCESS_MEMBERSHIPS)).toHaveLength(100);
+    expect(processesOf(ring(101), MAX_PROCESS_MEMBERSHIPS)).toBeUndefined();
+    const started = performance.now();
+    const result = resolvePlan(ring(5000), servers(), {
+      file: '/p/profile.toml',
+      positions: validatePackToml({
+        file: '/p/profile.toml',
+        bytes: new TextEncoder().encode('schema_version = 8\nname = "x"\nroot = "r0"\n'),
+      }).positions!,
+    });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(result.plan).toBeUndefined();
+    expect(result.diagnostics).toMatchObject([
+      { code: 'plan-too-large', file: '/p/profile.toml', line: 3, column: 1, path: 'root' },
+    ]);
+    expect(result.diagnostics[0]!.message).toContain(`more than ${MAX_PROCESS_MEMBERSHIPS}`);
   });
   it('lets a role be native in one process and the root of another', () => {
     const p = profile('lead', [role('lead', { native_agents: ['w'], spawn: ['w'] }), role('w')]);

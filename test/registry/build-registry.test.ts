@@ -8,6 +8,7 @@ import { hasErrors } from '../../src/diagnostics/diagnostic.js';
 import { buildRegistry, compareFragmentFiles } from '../../src/registry/build-registry.js';
 import type { FragmentSource, StdioDefinition } from '../../src/registry/types.js';
 import { validateFragment } from '../../src/registry/validate-fragment.js';
+import { SPEC_EXAMPLE } from './registry-helpers.js';
 
 const encoder = new TextEncoder();
 const source = (file: string, text: string): FragmentSource => ({
@@ -22,29 +23,6 @@ command = "${command}"
 enabled_tools = ["a"]
 default_tools_approval_mode = "auto"
 ${extra}`;
-
-const SPEC_EXAMPLE = `schema_version = 8
-
-[tool_mcp_servers.firecrawl]
-transport = "streamable_http"
-url = "https://mcp.example.invalid/"
-bearer_token_env_var = "FIRECRAWL_API_KEY"
-enabled_tools = ["search", "scrape"]
-default_tools_approval_mode = "writes"
-startup_timeout_sec = 15
-tool_timeout_sec = 120
-
-[tool_mcp_servers.firecrawl.tools.scrape]
-approval_mode = "prompt"
-
-[tool_mcp_servers.ida_pro]
-transport = "stdio"
-command = "ida-pro-mcp"
-args = []
-env_vars = ["IDA_MCP_TOKEN"]
-enabled_tools = ["list_functions", "decompile"]
-default_tools_approval_mode = "writes"
-`;
 
 describe('buildRegistry', () => {
   it('normalises both spec examples, with only present fields in a stable order', () => {

@@ -87,13 +87,17 @@ describe('invalid fragments', () => {
     });
   }
 
-  it('uses every registry diagnostic code somewhere in the corpus', () => {
+  it('uses every fragment diagnostic code somewhere in the corpus', () => {
     const used = new Set<string>();
     for (const name of cases) {
       const file = join(root, 'invalid', name, 'expected.json');
       for (const d of JSON.parse(readFileSync(file, 'utf8')) as Expected[]) used.add(d.code);
     }
-    const missing = Object.keys(REGISTRY_CODES).filter((code) => !used.has(code));
+    // codes of reading files, credentials, readiness and lookups need a file system or an
+    // environment; test/registry/diagnostic-codes.test.ts checks those are tested elsewhere
+    const missing = Object.entries(REGISTRY_CODES)
+      .filter(([code, info]) => info.stage === 'fragment' && !used.has(code))
+      .map(([code]) => code);
     expect(missing).toEqual([]);
   });
 });

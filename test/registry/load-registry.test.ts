@@ -10,26 +10,7 @@ import {
   readFragmentFiles,
 } from '../../src/registry/load-registry.js';
 import { tmpDir } from '../helpers/tmp.js';
-
-const fixtures = join(import.meta.dirname, '..', 'fixtures', 'config');
-
-const fragment = (id: string, extra = ''): string => `schema_version = 8
-
-[tool_mcp_servers.${id}]
-transport = "stdio"
-command = "node"
-enabled_tools = ["echo"]
-default_tools_approval_mode = "auto"
-${extra}`;
-
-async function configWith(files: Record<string, string | Uint8Array>): Promise<string> {
-  const dir = await tmpDir();
-  await mkdir(join(dir, 'tool-mcp.d'));
-  for (const [name, content] of Object.entries(files)) {
-    await writeFile(join(dir, 'tool-mcp.d', name), content);
-  }
-  return dir;
-}
+import { CONFIG_FIXTURES as fixtures, configWith, fragment } from './registry-helpers.js';
 
 describe('fragment discovery', () => {
   it('matches *.toml that is not hidden', () => {

@@ -11,6 +11,7 @@ import { buildRegistry } from '../../src/registry/build-registry.js';
 import { isCredentialName, isCredentialValue } from '../../src/registry/credential-patterns.js';
 import { FIELDS, REJECTED_FIELDS } from '../../src/registry/field-catalogue.js';
 import { APPROVAL_MODES, type FragmentSource, type Registry } from '../../src/registry/types.js';
+import { SPEC_EXAMPLE } from './registry-helpers.js';
 
 const encoder = new TextEncoder();
 
@@ -195,28 +196,7 @@ describe('buildRegistry on random input', () => {
   });
 
   it('never throws on mutated spec examples', () => {
-    const spec = `schema_version = 8
-
-[tool_mcp_servers.firecrawl]
-transport = "streamable_http"
-url = "https://mcp.example.invalid/"
-bearer_token_env_var = "FIRECRAWL_API_KEY"
-enabled_tools = ["search", "scrape"]
-default_tools_approval_mode = "writes"
-startup_timeout_sec = 15
-tool_timeout_sec = 120
-
-[tool_mcp_servers.firecrawl.tools.scrape]
-approval_mode = "prompt"
-
-[tool_mcp_servers.ida_pro]
-transport = "stdio"
-command = "ida-pro-mcp"
-args = []
-env_vars = ["IDA_MCP_TOKEN"]
-enabled_tools = ["list_functions", "decompile"]
-default_tools_approval_mode = "writes"
-`;
+    const spec = SPEC_EXAMPLE;
     const edit = fc.record({
       at: fc.nat({ max: spec.length }),
       remove: fc.nat({ max: 6 }),

@@ -106,23 +106,25 @@ enabled_tools = ["decompile"]
 default_tools_approval_mode = "writes"
 `;
 
+/** The definition STDIO_TEXT holds. */
+const IDA: ServerDefinition = {
+  id: 'ida',
+  transport: 'stdio',
+  command: 'ida-mcp',
+  cwd: '~/work',
+  env_vars: ['IDA_HOST', 'IDA_TOKEN'],
+  enabled_tools: ['decompile'],
+  default_tools_approval_mode: 'writes',
+};
+
 describe('checkReadiness (stdio)', () => {
   it('is ready when command, cwd and every variable are there, reporting origins only', async () => {
     const home = await tmpDir();
     await mkdir(join(home, 'work'));
     await mkdir(join(home, 'bin'));
     const cmd = await executable(join(home, 'bin', 'ida-mcp'));
-    const definition: ServerDefinition = {
-      id: 'ida',
-      transport: 'stdio',
-      command: 'ida-mcp',
-      cwd: '~/work',
-      env_vars: ['IDA_HOST', 'IDA_TOKEN'],
-      enabled_tools: ['decompile'],
-      default_tools_approval_mode: 'writes',
-    };
     const r = await checkReadiness(
-      entryFrom(STDIO_TEXT, definition),
+      entryFrom(STDIO_TEXT, IDA),
       ctx(
         { PATH: join(home, 'bin'), IDA_HOST: 'canary-host-value' },
         { IDA_TOKEN: 'canary-token-value' },
@@ -145,17 +147,8 @@ describe('checkReadiness (stdio)', () => {
 
   it('reports each problem with its code, naming server and subject, at the key position', async () => {
     const home = await tmpDir();
-    const definition: ServerDefinition = {
-      id: 'ida',
-      transport: 'stdio',
-      command: 'ida-mcp',
-      cwd: '~/work',
-      env_vars: ['IDA_HOST', 'IDA_TOKEN'],
-      enabled_tools: ['decompile'],
-      default_tools_approval_mode: 'writes',
-    };
     const r = await checkReadiness(
-      entryFrom(STDIO_TEXT, definition),
+      entryFrom(STDIO_TEXT, IDA),
       ctx({ PATH: join(home, 'nowhere'), IDA_HOST: 'h' }, {}, home),
     );
     expect(r.ok).toBe(false);

@@ -1,4 +1,3 @@
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -10,17 +9,7 @@ import {
   validateRegistry,
 } from '../../src/registry/validate-registry.js';
 import { tmpDir } from '../helpers/tmp.js';
-
-const fixtures = join(import.meta.dirname, '..', 'fixtures', 'config');
-
-const fragment = (id: string, extra = ''): string => `schema_version = 8
-
-[tool_mcp_servers.${id}]
-transport = "stdio"
-command = "node"
-enabled_tools = ["echo"]
-default_tools_approval_mode = "auto"
-${extra}`;
+import { CONFIG_FIXTURES as fixtures, configWith, fragment } from './registry-helpers.js';
 
 function credentials(file: Record<string, string> = {}, env: Record<string, string> = {}) {
   return { source: credentialSourceFrom(file, env, '/cfg/credentials.env', true), diagnostics: [] };
@@ -63,13 +52,12 @@ describe('validateRegistry', () => {
   });
 
   it('limits one-server validation to that server and fragment problems that may affect it', async () => {
-    const dir = await tmpDir();
-    const d = join(dir, 'tool-mcp.d');
-    await mkdir(d);
-    await writeFile(join(d, '05-early.toml'), Buffer.from([0xff, 0xfe, 0x0a]));
-    await writeFile(join(d, '10-a.toml'), fragment('a', 'bogus_field = 1\n'));
-    await writeFile(join(d, '20-b.toml'), fragment('b'));
-    await writeFile(join(d, '30-late.toml'), Buffer.from([0xff, 0xfe, 0x0a]));
+    const dir = await configWith({
+      '05-early.toml': Buffer.from([0xff, 0xfe, 0x0a]),
+      '10-a.toml': fragment('a', 'bogus_field = 1\n'),
+      '20-b.toml': fragment('b'),
+      '30-late.toml': Buffer.from([0xff, 0xfe, 0x0a]),
+    });
     const registry = await loadRegistry(dir);
     const files = (id: string) =>
       diagnosticsAffecting(registry, id).map((x) => `${x.code}@${(x.file ?? '').split('/').pop()}`);

@@ -13,13 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
 import {
-  ECHO_SERVER,
   allText,
+  echoServer,
   makeWorld,
   onlySession,
   parseEnvOutput,
+  profileToml,
   requireBuild,
-  runCliProcess,
+  runInWorld,
   type World,
 } from './world.js';
 
@@ -30,43 +31,19 @@ const SHARED_LAUNCH_VALUE = 'shared-from-launch-22bb';
 const UNREFERENCED_CANARY = 'unreferenced-canary-7c7c';
 
 function registry(root: string): string {
-  return `
-[tool_mcp_servers.recorder]
-transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(ECHO_SERVER)}, "--record-env", ${JSON.stringify(join(root, 'recorder-env.json'))}, "--tools", "note"]
-env_vars = ["LEAD_CRED", "SHARED_CRED"]
-enabled_tools = ["note"]
-default_tools_approval_mode = "approve"
-
-[tool_mcp_servers.worker_srv]
-transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(ECHO_SERVER)}, "--tools", "note"]
-env_vars = ["WORKER_CRED"]
-enabled_tools = ["note"]
-default_tools_approval_mode = "approve"
-`;
+  return (
+    echoServer('recorder', {
+      tools: 'note',
+      envVars: ['LEAD_CRED', 'SHARED_CRED'],
+      args: ['--record-env', join(root, 'recorder-env.json')],
+    }) + echoServer('worker_srv', { tools: 'note', envVars: ['WORKER_CRED'] })
+  );
 }
 
-const PROFILE = `
-name = "envtest"
-root = "lead"
-
-[agents.lead]
-description = "lead"
-instructions = "ROLE-LEAD"
-spawn = ["worker"]
-control = ["worker"]
-
-[agents.lead.tool_mcp_servers.recorder]
-
-[agents.worker]
-description = "worker"
-instructions = "ROLE-WORKER"
-
-[agents.worker.tool_mcp_servers.worker_srv]
-`;
+const PROFILE = profileToml('envtest', 'lead', {
+  lead: { spawn: ['worker'], control: ['worker'], grants: { recorder: {} } },
+  worker: { grants: { worker_srv: {} } },
+});
 
 let model: ScriptedModel;
 let world: World;
@@ -92,13 +69,12 @@ afterAll(async () => {
 
 describe('exec: environment forwarding', () => {
   it('forwards exactly the referenced names, values from the launch env, then credentials.env', async () => {
-    const result = await runCliProcess(
-      ['exec', world.packDir, 'show me the environment', ...world.dirArgs],
-      { ...world.env, SHARED_CRED: SHARED_LAUNCH_VALUE, UNREFERENCED_CANARY },
-      world.workDir,
-    );
+    const result = await runInWorld(world, ['exec', world.packDir, 'show me the environment'], {
+      SHARED_CRED: SHARED_LAUNCH_VALUE,
+      UNREFERENCED_CANARY,
+    });
     expect(result.stderr).not.toContain('error[');
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('all done');
 
     // the process's stdio server got its credentials: from credentials.env, launch env winning
@@ -147,11 +123,7 @@ describe('exec: environment forwarding', () => {
       expect(stored).not.toContain(canary);
     }
 
-    const listed = await runCliProcess(
-      ['session', 'list', '--json', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const listed = await runInWorld(world, ['session', 'list', '--json']);
     const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] })
       .sessions;
     expect(sessions).toHaveLength(1);
@@ -166,11 +138,7 @@ describe('exec: environment forwarding', () => {
       modelUrl: model.baseUrl,
       credentials: `SHARED_CRED=${SHARED_FILE_VALUE}\n`,
     });
-    const result = await runCliProcess(
-      ['exec', world2.packDir, 'hi', ...world2.dirArgs],
-      world2.env,
-      world2.workDir,
-    );
+    const result = await runInWorld(world2, ['exec', world2.packDir, 'hi']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('error[missing-env-var]');
     expect(result.stderr).toContain('LEAD_CRED');
@@ -181,11 +149,7 @@ describe('exec: environment forwarding', () => {
     const sessions = await readdir(join(world2.stateDir, 'sessions')).catch(() => []);
     expect(sessions).toEqual([]);
 
-    const json = await runCliProcess(
-      ['exec', world2.packDir, 'hi', '--json', ...world2.dirArgs],
-      world2.env,
-      world2.workDir,
-    );
+    const json = await runInWorld(world2, ['exec', world2.packDir, 'hi', '--json']);
     expect(json.code).toBe(1);
     const parsed = JSON.parse(json.stdout) as {
       ok: boolean;
@@ -200,25 +164,13 @@ describe('exec: environment forwarding', () => {
 
 describe('run', () => {
   it('starts interactive Codex with the arguments after -- and passes its exit code through', async () => {
-    const version = await runCliProcess(
-      ['run', world.packDir, ...world.dirArgs, '--', '--version'],
-      world.env,
-      world.workDir,
-    );
+    const version = await runInWorld(world, ['run', world.packDir, '--', '--version']);
     expect(version.code, version.stderr).toBe(0);
     expect(version.stdout).toMatch(/codex-cli \d+\.\d+\.\d+/);
-    const bad = await runCliProcess(
-      ['run', world.packDir, ...world.dirArgs, '--', '--no-such-codex-flag'],
-      world.env,
-      world.workDir,
-    );
+    const bad = await runInWorld(world, ['run', world.packDir, '--', '--no-such-codex-flag']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--no-such-codex-flag');
-    const listed = await runCliProcess(
-      ['session', 'list', '--json', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const listed = await runInWorld(world, ['session', 'list', '--json']);
     const sessions = (
       JSON.parse(listed.stdout) as {
         sessions: { mode: string; status: string; exit_code: number }[];

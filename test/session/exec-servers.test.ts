@@ -10,7 +10,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
 import { startHttpMcpServer, type HttpMcpServer } from './http-mcp-server.js';
-import { ECHO_SERVER, makeWorld, requireBuild, runCliProcess, type World } from './world.js';
+import {
+  echoServer,
+  makeWorld,
+  profileToml,
+  requireBuild,
+  runInWorld,
+  webServer,
+  type GrantOptions,
+  type World,
+} from './world.js';
 
 const TOKEN_CANARY = 'web-token-canary-4d4d';
 const WORKSPACE_CANARY = 'workspace-canary-5e5e';
@@ -19,21 +28,13 @@ let model: ScriptedModel;
 let http: HttpMcpServer;
 let world: World;
 
-async function pack(name: string, grant: string): Promise<string> {
+/** A pack whose one role, `main`, is granted `server`. */
+async function pack(name: string, server: string, grant: GrantOptions = {}): Promise<string> {
   const dir = join(world.root, `pack-${name}`);
   await mkdir(dir, { recursive: true });
   await writeFile(
     join(dir, 'profile.toml'),
-    `schema_version = 8
-name = "${name}"
-root = "main"
-
-[agents.main]
-description = "main"
-instructions = "ROLE-MAIN"
-
-${grant}
-`,
+    `schema_version = 8\n${profileToml(name, 'main', { main: { grants: { [server]: grant } } })}`,
   );
   return dir;
 }
@@ -41,11 +42,7 @@ ${grant}
 async function sessionRecord(output: string): Promise<Record<string, unknown>> {
   const id = /session (\d{8}T\d{9}Z-[0-9a-f]{8})/.exec(output)?.[1];
   if (id === undefined) throw new Error(`no session id in: ${output}`);
-  const shown = await runCliProcess(
-    ['session', 'show', id, '--json', ...world.dirArgs],
-    world.env,
-    world.workDir,
-  );
+  const shown = await runInWorld(world, ['session', 'show', id, '--json']);
   return JSON.parse(shown.stdout) as Record<string, unknown>;
 }
 
@@ -62,28 +59,10 @@ beforeAll(async () => {
     return [{ type: 'message', text: `MAIN-DONE ${request.toolOutputs.at(-1)?.output ?? ''}` }];
   });
   world = await makeWorld({
-    registry: `
-[tool_mcp_servers.broken]
-transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(ECHO_SERVER)}, "--fail"]
-enabled_tools = ["echo"]
-default_tools_approval_mode = "approve"
-
-[tool_mcp_servers.web]
-transport = "streamable_http"
-url = "${http.url}"
-bearer_token_env_var = "WEB_TOKEN"
-enabled_tools = ["note"]
-default_tools_approval_mode = "approve"
-
-[tool_mcp_servers.web.http_headers]
-X-Client = "codex-mmo-test"
-
-[tool_mcp_servers.web.env_http_headers]
-X-Workspace = "WEB_WORKSPACE"
-`,
-    profile: 'name = "unused"\nroot = "x"\n[agents.x]\ndescription = "x"\ninstructions = "x"\n',
+    registry:
+      echoServer('broken', { args: ['--fail'] }) +
+      webServer('web', http.url, { 'X-Client': 'codex-mmo-test' }),
+    profile: profileToml('unused', 'x', { x: {} }),
     modelUrl: model.baseUrl,
     credentials: `WEB_TOKEN=${TOKEN_CANARY}\nWEB_WORKSPACE=${WORKSPACE_CANARY}\n`,
   });
@@ -96,15 +75,8 @@ afterAll(async () => {
 
 describe('exec: server startup policy', () => {
   it('fails the session with a clear message when a required server cannot start', async () => {
-    const dir = await pack(
-      'needs-broken',
-      '[agents.main.tool_mcp_servers.broken]\nrequired = true',
-    );
-    const result = await runCliProcess(
-      ['exec', dir, 'go', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const dir = await pack('needs-broken', 'broken', { required: true });
+    const result = await runInWorld(world, ['exec', dir, 'go']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/required MCP servers failed to initialize: broken/);
     expect(result.stderr).toMatch(/codex-mmo: session \S+ failed: .*broken/);
@@ -114,15 +86,8 @@ describe('exec: server startup policy', () => {
   }, 60_000);
 
   it('goes on when a server that is not required cannot start', async () => {
-    const dir = await pack(
-      'optional-broken',
-      '[agents.main.tool_mcp_servers.broken]\nrequired = false',
-    );
-    const result = await runCliProcess(
-      ['exec', dir, 'go', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const dir = await pack('optional-broken', 'broken', { required: false });
+    const result = await runInWorld(world, ['exec', dir, 'go']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('MAIN-DONE');
     expect(await sessionRecord(result.stderr)).toMatchObject({ status: 'ended', exit_code: 0 });
@@ -131,12 +96,8 @@ describe('exec: server startup policy', () => {
 
 describe('exec: streamable HTTP authentication', () => {
   it('sends the bearer token and env_http_headers values from credentials.env', async () => {
-    const dir = await pack('web-user', '[agents.main.tool_mcp_servers.web]');
-    const result = await runCliProcess(
-      ['exec', dir, 'go', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const dir = await pack('web-user', 'web');
+    const result = await runInWorld(world, ['exec', dir, 'go']);
     expect(result.code, result.stderr).toBe(0);
     expect(http.calls).toEqual(['hi']);
     expect(result.stdout).toContain('noted: hi');

@@ -1,28 +1,16 @@
 /**
  * A small in-memory profile, registry and snapshot for pure session tests: a lead (root) with a
  * required stdio grant and a native reviewer, and a researcher participant with an optional HTTP
- * grant. Built through the real resolvePlan and buildSnapshot.
+ * grant, built through the real resolvePlan and buildSnapshot; and a stored session record of it
+ * whose processes are long gone.
  */
 import { resolvePlan } from '../../src/profile/resolve-plan.js';
-import type { ProfileData, ResolvedPlan, RoleSpec } from '../../src/profile/types.js';
+import type { ProfileData, ResolvedPlan } from '../../src/profile/types.js';
 import type { ServerDefinition } from '../../src/registry/types.js';
+import { SESSION_FORMAT, type SessionRecord } from '../../src/session/session-record.js';
+import { role } from '../profile/build.js';
 import { buildSnapshot, snapshotId } from '../../src/snapshot/build-snapshot.js';
 import type { StoredSnapshot } from '../../src/snapshot/types.js';
-
-function role(name: string, extra: Partial<RoleSpec> = {}): RoleSpec {
-  return {
-    name,
-    description: `${name} role`,
-    instructions: `You are ${name}.`,
-    permissions: 'read-only',
-    network_access: false,
-    native_agents: [],
-    spawn: [],
-    control: [],
-    grants: {},
-    ...extra,
-  };
-}
 
 export const PROFILE: ProfileData = {
   schema_version: 8,
@@ -33,11 +21,11 @@ export const PROFILE: ProfileData = {
       native_agents: ['reviewer'],
       spawn: ['researcher'],
       control: ['researcher'],
-      grants: { ida: { server: 'ida', required: true } },
+      grants: { ida: { required: true } },
     }),
-    reviewer: role('reviewer', { grants: { notes: { server: 'notes', required: false } } }),
+    reviewer: role('reviewer', { grants: { notes: { required: false } } }),
     researcher: role('researcher', {
-      grants: { web: { server: 'web', required: false, enabled_tools: ['search'] } },
+      grants: { web: { required: false, enabled_tools: ['search'] } },
     }),
   },
 };
@@ -87,4 +75,50 @@ export function fixture(
   if (plan === undefined) throw new Error(JSON.stringify(diagnostics));
   const snapshot = buildSnapshot(profile, SERVERS, base, {});
   return { stored: { id: snapshotId(snapshot), dir: '/data/snapshots/x', snapshot }, plan };
+}
+
+/** A pid no process has. */
+export const DEAD_PID = 999_999_999;
+
+/**
+ * A session record of the profile as `session.json` holds it: recorded as running, with a root
+ * process and a failed participant, and a supervisor (`DEAD_PID`) that is gone.
+ */
+export function sessionRecord(id: string, extra: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    format: SESSION_FORMAT,
+    id,
+    profile: 'team',
+    snapshot: 'sha256:0123456789abcdef',
+    mode: 'exec',
+    cwd: '/work',
+    started: '2026-01-01T00:00:00.000Z',
+    status: 'running',
+    pid: DEAD_PID,
+    mesh_socket: '/tmp/x.sock',
+    processes: [
+      {
+        id: 'root',
+        role: 'lead',
+        kind: 'root',
+        home: '/s/homes/root',
+        cwd: '/work',
+        status: 'running',
+        started: 's',
+        pid: DEAD_PID,
+      },
+      {
+        id: 'researcher-1',
+        role: 'researcher',
+        kind: 'participant',
+        owner: 'root',
+        home: '/s/homes/researcher-1',
+        cwd: '/work',
+        status: 'failed',
+        started: 's',
+        error: 'codex app-server of participant researcher-1 exited unexpectedly (code 1)',
+      },
+    ],
+    ...extra,
+  };
 }

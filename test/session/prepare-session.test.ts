@@ -17,6 +17,8 @@ const launchEnv = {
   HOME: '/home/op',
   PATH: '/usr/bin',
   IDA_MCP_TOKEN: 'ida-canary',
+  WEB_API_KEY: 'web-canary',
+  WEB_WORKSPACE: 'workspace-canary',
   STRAY: 'stray-canary',
 };
 
@@ -126,6 +128,22 @@ describe('prepareSession', () => {
         message:
           "variable NOTES_TOKEN is not set; server 'notes' (not required) may fail to start or run without it; set it in /cfg/credentials.env or in the launch environment",
       },
+      // what a participant would start without is said at launch too
+      {
+        severity: 'warning',
+        code: 'missing-env-var',
+        server: 'web',
+        message:
+          "participants of role 'researcher': variable WEB_API_KEY is not set; server 'web' (not required) may fail to start or run without it; set it in /cfg/credentials.env or in the launch environment",
+      },
+      {
+        severity: 'warning',
+        code: 'missing-env-var',
+        server: 'web',
+        message: expect.stringContaining(
+          "participants of role 'researcher': variable WEB_WORKSPACE is not set",
+        ) as unknown,
+      },
     ]);
   });
 });
@@ -141,7 +159,20 @@ describe('prepareSession with participants', () => {
       },
     };
     const { stored, plan } = fixture({}, strict);
-    const prepared = prepareSession(input({ stored, plan }));
+    const env = { HOME: '/home/op', PATH: '/usr/bin', IDA_MCP_TOKEN: 'ida-canary' };
+    const prepared = prepareSession(
+      input({
+        stored,
+        plan,
+        launchEnv: env,
+        credentials: credentialSourceFrom(
+          { NOTES_TOKEN: 'notes-canary' },
+          env,
+          '/cfg/credentials.env',
+          true,
+        ),
+      }),
+    );
     expect(
       prepared.diagnostics.map((d) => [d.severity, d.server, d.message.split(':')[0]]),
     ).toEqual([

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { SESSION_FORMAT, type SessionRecord } from '../../src/session/session-record.js';
+import type { SessionRecord } from '../../src/session/session-record.js';
 import {
   createSessionDir,
   sessionDir,
@@ -14,48 +14,8 @@ import { resolveDirectories } from '../../src/paths/directories.js';
 import { startSession } from '../../src/session/start-session.js';
 import { runCli } from '../helpers/cli.js';
 import { tmpDir } from '../helpers/tmp.js';
+import { sessionRecord } from './plan-fixture.js';
 import { CODEX, makeWorld } from './world.js';
-
-const DEAD_PID = 999_999_999;
-
-function record(id: string, extra: Partial<SessionRecord> = {}): SessionRecord {
-  return {
-    format: SESSION_FORMAT,
-    id,
-    profile: 'team',
-    snapshot: 'sha256:0123456789abcdef',
-    mode: 'exec',
-    cwd: '/work',
-    started: '2026-01-01T00:00:00.000Z',
-    status: 'running',
-    pid: DEAD_PID,
-    mesh_socket: '/tmp/x.sock',
-    processes: [
-      {
-        id: 'root',
-        role: 'lead',
-        kind: 'root',
-        home: '/s/homes/root',
-        cwd: '/work',
-        status: 'running',
-        started: 's',
-        pid: DEAD_PID,
-      },
-      {
-        id: 'researcher-1',
-        role: 'researcher',
-        kind: 'participant',
-        owner: 'root',
-        home: '/s/homes/researcher-1',
-        cwd: '/work',
-        status: 'failed',
-        started: 's',
-        error: 'codex app-server of participant researcher-1 exited unexpectedly (code 1)',
-      },
-    ],
-    ...extra,
-  };
-}
 
 async function stateWith(records: SessionRecord[]): Promise<string> {
   const state = await tmpDir();
@@ -69,7 +29,10 @@ const B = '20260102T000000000Z-bbbb0002';
 
 describe('session list', () => {
   it('lists sessions oldest first; a running session whose supervisor is gone shows as ended', async () => {
-    const state = await stateWith([record(B, { status: 'stopped', exit_code: 0 }), record(A)]);
+    const state = await stateWith([
+      sessionRecord(B, { status: 'stopped', exit_code: 0 }),
+      sessionRecord(A),
+    ]);
     const json = await runCli(['session', 'list', '--json', '--state-dir', state]);
     expect(json.code).toBe(0);
     expect(json.json<{ sessions: unknown[] }>().sessions).toEqual([
@@ -95,7 +58,7 @@ describe('session list', () => {
 
 describe('session show', () => {
   it('shows one session by unique prefix, with its processes', async () => {
-    const state = await stateWith([record(A), record(B)]);
+    const state = await stateWith([sessionRecord(A), sessionRecord(B)]);
     const text = await runCli(['session', 'show', '20260101', '--state-dir', state]);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/status:\s+ended/);
@@ -110,7 +73,7 @@ describe('session show', () => {
   });
 
   it('fails clearly for an unknown or ambiguous id', async () => {
-    const state = await stateWith([record(A), record(B)]);
+    const state = await stateWith([sessionRecord(A), sessionRecord(B)]);
     const unknown = await runCli(['session', 'show', 'nope', '--state-dir', state]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no session 'nope'");
@@ -124,7 +87,10 @@ describe('session show', () => {
 
 describe('session stop', () => {
   it('reports a session that has already ended', async () => {
-    const state = await stateWith([record(A), record(B, { status: 'failed', exit_code: 1 })]);
+    const state = await stateWith([
+      sessionRecord(A),
+      sessionRecord(B, { status: 'failed', exit_code: 1 }),
+    ]);
     const stale = await runCli(['session', 'stop', A, '--state-dir', state]);
     expect(stale.code).toBe(0);
     expect(stale.stdout).toBe(`Session ${A} has already ended.\n`);

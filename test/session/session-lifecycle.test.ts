@@ -9,14 +9,21 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
+import {
+  startScriptedModel,
+  type ScriptedItem,
+  type ScriptedModel,
+} from '../../src/codex/scripted-model.js';
 import { isAlive } from '../../src/session/process-control.js';
 import {
-  ECHO_SERVER,
+  echoServer,
   makeWorld,
+  processesMentioning,
+  profileToml,
   requireBuild,
-  runCliProcess,
-  startCli,
+  runInWorld,
+  startInWorld,
+  waitFor,
   type World,
 } from './world.js';
 
@@ -25,43 +32,13 @@ let world: World;
 const releases: (() => void)[] = [];
 
 function registry(tools: string): string {
-  return `schema_version = 8
-[tool_mcp_servers.tools]
-transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(ECHO_SERVER)}, "--tools", "${tools}"]
-enabled_tools = [${tools
-    .split(',')
-    .map((t) => JSON.stringify(t))
-    .join(', ')}]
-default_tools_approval_mode = "approve"
-`;
+  return `schema_version = 8\n${echoServer('tools', { tools })}`;
 }
 
-const PROFILE = `
-name = "lifecycle"
-root = "lead"
-
-[agents.lead]
-description = "lead"
-instructions = "ROLE-LEAD"
-spawn = ["worker"]
-control = ["worker"]
-
-[agents.lead.tool_mcp_servers.tools]
-
-[agents.worker]
-description = "worker"
-instructions = "ROLE-WORKER"
-`;
-
-async function waitFor(condition: () => boolean | Promise<boolean>, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const PROFILE = profileToml('lifecycle', 'lead', {
+  lead: { spawn: ['worker'], control: ['worker'], grants: { tools: {} } },
+  worker: {},
+});
 
 interface Summary {
   id: string;
@@ -70,24 +47,33 @@ interface Summary {
 }
 
 async function sessions(): Promise<Summary[]> {
-  const listed = await runCliProcess(
-    ['session', 'list', '--json', ...world.dirArgs],
-    world.env,
-    world.workDir,
-  );
+  const listed = await runInWorld(world, ['session', 'list', '--json']);
   return (JSON.parse(listed.stdout) as { sessions: Summary[] }).sessions;
 }
 
 beforeAll(async () => {
   requireBuild();
   model = await startScriptedModel((request) => {
-    if (request.userTexts.some((t) => t.includes('HANG'))) {
-      return new Promise((resolve) =>
+    const hang = (): Promise<ScriptedItem[]> =>
+      new Promise((resolve) =>
         releases.push(() => {
           resolve([{ type: 'message', text: 'late' }]);
         }),
       );
+    if (request.userTexts.some((t) => t.includes('ORPHAN'))) {
+      // the lead spawns a worker that never finishes, then never finishes itself
+      return request.toolOutputs.length === 0
+        ? [
+            {
+              type: 'function_call',
+              namespace: 'mcp__mmo_mesh',
+              name: 'spawn_participant',
+              arguments: { role: 'worker', task: 'HANG as a worker' },
+            },
+          ]
+        : hang();
     }
+    if (request.userTexts.some((t) => t.includes('HANG'))) return hang();
     return [
       { type: 'message', text: `QUICK-DONE ${Object.keys(request.offeredTools.mcp).join(',')}` },
     ];
@@ -106,11 +92,7 @@ afterAll(async () => {
 
 describe('sessions over time', () => {
   it('keeps a running session on its snapshot, and stops it on request', async () => {
-    const first = startCli(
-      ['exec', world.packDir, 'HANG here', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const first = startInWorld(world, ['exec', world.packDir, 'HANG here']);
     await waitFor(
       () => model.requests.some((r) => r.userTexts.some((t) => t.includes('HANG'))),
       60_000,
@@ -123,11 +105,7 @@ describe('sessions over time', () => {
 
     // the operator edits the registry while the session runs
     await writeFile(join(world.configDir, 'tool-mcp.d', '10-test.toml'), registry('note,extra'));
-    const second = await runCliProcess(
-      ['exec', world.packDir, 'QUICK', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const second = await runInWorld(world, ['exec', world.packDir, 'QUICK']);
     expect(second.code, second.stderr).toBe(0);
     const both = await sessions();
     expect(both).toHaveLength(2);
@@ -145,11 +123,12 @@ describe('sessions over time', () => {
       configBefore,
     );
     expect(a?.status).toBe('running');
-    const shownSnapshot = await runCliProcess(
-      ['snapshot', 'show', a?.snapshot ?? '', '--json', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const shownSnapshot = await runInWorld(world, [
+      'snapshot',
+      'show',
+      a?.snapshot ?? '',
+      '--json',
+    ]);
     expect(shownSnapshot.code, shownSnapshot.stderr).toBe(0);
 
     // stop it
@@ -159,11 +138,12 @@ describe('sessions over time', () => {
     };
     const codexPid = record.processes[0]?.pid;
     expect(codexPid).toBeDefined();
-    const stopped = await runCliProcess(
-      ['session', 'stop', a?.id.slice(0, 22) ?? '', '--json', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const stopped = await runInWorld(world, [
+      'session',
+      'stop',
+      a?.id.slice(0, 22) ?? '',
+      '--json',
+    ]);
     expect(stopped.code, stopped.stderr).toBe(0);
     expect(JSON.parse(stopped.stdout)).toMatchObject({
       session: a?.id,
@@ -180,20 +160,63 @@ describe('sessions over time', () => {
 
     const after = await sessions();
     expect(after.map((s) => s.status)).toEqual(['stopped', 'ended']);
-    const again = await runCliProcess(
-      ['session', 'stop', a?.id ?? '', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const again = await runInWorld(world, ['session', 'stop', a?.id ?? '']);
     expect(again.stdout).toContain('has already been stopped');
-    const shown = await runCliProcess(
-      ['session', 'show', a?.id ?? '', ...world.dirArgs],
-      world.env,
-      world.workDir,
-    );
+    const shown = await runInWorld(world, ['session', 'show', a?.id ?? '']);
     expect(shown.stdout).toMatch(/status:\s+stopped/);
     expect(shown.stdout).toContain('root');
     // the session's socket is gone with it
     expect(await readdir(firstDir)).not.toContain('mesh.sock');
+  }, 90_000);
+
+  it('ends Codex and its participants when the supervising process is killed outright', async () => {
+    const supervisor = startInWorld(world, ['exec', world.packDir, 'ORPHAN check']);
+    // the lead waits for the model after its spawn; the worker waits in its first turn
+    await waitFor(
+      () =>
+        model.requests.some(
+          (r) => r.userTexts.some((t) => t.includes('ORPHAN')) && r.toolOutputs.length > 0,
+        ) && model.requests.some((r) => r.userTexts.some((t) => t.includes('HANG as a worker'))),
+      60_000,
+    );
+    const running = (await sessions()).find((s) => s.status === 'running');
+    const dir = join(world.stateDir, 'sessions', running?.id ?? '');
+    const record = JSON.parse(await readFile(join(dir, 'session.json'), 'utf8')) as {
+      processes: { id: string; pid?: number }[];
+    };
+    const pids = record.processes.map((p) => p.pid ?? 0);
+    expect(record.processes.map((p) => p.id)).toEqual(['root', 'worker-1']);
+    expect(pids.every((pid) => isAlive(pid))).toBe(true);
+
+    supervisor.kill('SIGKILL');
+    expect((await supervisor.done).signal).toBe('SIGKILL');
+    // the watchdog ends the root Codex, whose model call would otherwise wait forever
+    await waitFor(() => pids.every((pid) => !isAlive(pid)), 20_000);
+    await waitFor(async () => (await processesMentioning(dir)).length === 0, 10_000);
+
+    const shown = await runInWorld(world, ['session', 'show', running?.id ?? '', '--json']);
+    const after = JSON.parse(shown.stdout) as { status: string; error?: string };
+    expect(after.status).toBe('ended');
+    expect(after.error).toContain('is gone without recording how the session ended');
+    expect(after.error).toContain("none of the session's processes is running");
+  }, 90_000);
+
+  it('records a session interrupted with Ctrl-C as stopped and passes the exit code through', async () => {
+    const before = model.requests.length;
+    const supervisor = startInWorld(world, ['exec', world.packDir, 'HANG until interrupted']);
+    await waitFor(
+      () =>
+        model.requests
+          .slice(before)
+          .some((r) => r.userTexts.some((t) => t.includes('HANG until interrupted'))),
+      60_000,
+    );
+    supervisor.kill('SIGINT');
+    const ended = await supervisor.done;
+    // Codex interrupts its turn and exits 1; that code is the session's
+    expect(ended.code).toBe(1);
+    expect(ended.stderr).toMatch(/codex-mmo: session \S+ was stopped/);
+    const last = (await sessions()).at(-1);
+    expect(last).toMatchObject({ status: 'stopped' });
   }, 90_000);
 });

@@ -1,19 +1,14 @@
 /**
  * Session ids, the session store (atomic record writes, listing, lookup by prefix), the effective
- * status of stale sessions, and masking of credential values in child output.
+ * status of stale sessions, and the mesh socket path.
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import { MASK, MaskingStream, maskSecrets } from '../../src/session/mask-secrets.js';
 import { isSessionId, newSessionId } from '../../src/session/session-id.js';
-import {
-  effectiveRecord,
-  SESSION_FORMAT,
-  type SessionRecord,
-} from '../../src/session/session-record.js';
+import { effectiveRecord, type SessionRecord } from '../../src/session/session-record.js';
 import {
   createSessionDir,
   listSessionRecords,
@@ -24,34 +19,7 @@ import {
 } from '../../src/session/session-store.js';
 import { chooseSocketPath } from '../../src/session/launch.js';
 import { tmpDir } from '../helpers/tmp.js';
-
-function record(id: string, extra: Partial<SessionRecord> = {}): SessionRecord {
-  return {
-    format: SESSION_FORMAT,
-    id,
-    profile: 'team',
-    snapshot: 'sha256:abc',
-    mode: 'exec',
-    cwd: '/work',
-    started: '2026-01-01T00:00:00.000Z',
-    status: 'running',
-    pid: 999_999_999,
-    mesh_socket: '/tmp/x.sock',
-    processes: [
-      {
-        id: 'root',
-        role: 'lead',
-        kind: 'root',
-        home: '/h',
-        cwd: '/work',
-        status: 'running',
-        started: 's',
-        pid: 999_999_998,
-      },
-    ],
-    ...extra,
-  };
-}
+import { sessionRecord } from './plan-fixture.js';
 
 describe('session ids', () => {
   it('sort by start time and differ by their random part', () => {
@@ -76,7 +44,7 @@ describe('session store', () => {
     ];
     for (const id of [...ids].reverse()) {
       const paths = await createSessionDir(sessionDir(state, id));
-      await writeSessionRecord(paths.dir, record(id));
+      await writeSessionRecord(paths.dir, sessionRecord(id));
     }
     await mkdir(join(state, 'sessions', 'not-a-session'));
     expect((await listSessionRecords(state)).map((r) => r.id)).toEqual(ids);
@@ -84,18 +52,35 @@ describe('session store', () => {
     await expect(locateSession(state, '20260101')).rejects.toThrow(/matches 2 sessions/);
     await expect(locateSession(state, 'zzz')).rejects.toThrow(/no session 'zzz'/);
     const read = await readSessionRecord(sessionDir(state, ids[0] ?? ''));
-    expect(read).toEqual(record(ids[0] ?? ''));
+    expect(read).toEqual(sessionRecord(ids[0] ?? ''));
     const text = await readFile(join(sessionDir(state, ids[0] ?? ''), 'session.json'), 'utf8');
     expect(text.endsWith('}\n')).toBe(true);
   });
 
-  it('shows a running session whose supervisor is gone as ended', () => {
-    const stale = effectiveRecord(record('x'), () => false);
+  it('shows a running session whose supervisor is gone as ended, and says so', () => {
+    const stale = effectiveRecord(sessionRecord('x'), () => false);
     expect(stale.status).toBe('ended');
     expect(stale.processes[0]?.status).toBe('ended');
-    const live = record('y');
+    expect(stale.error).toMatch(
+      /^the supervising codex-mmo process \(pid \d+\) is gone without recording how the session ended; none of the session's processes is running$/,
+    );
+    // a recorded process pid that still exists is named, not assumed to be gone
+    const supervisor = sessionRecord('w').pid;
+    const leftover = effectiveRecord(
+      sessionRecord('w', {
+        processes: [
+          { ...sessionRecord('w').processes[0]!, status: 'running', pid: 777_001 },
+        ] as SessionRecord['processes'],
+      }),
+      (pid) => pid !== supervisor,
+    );
+    expect(leftover.processes[0]?.status).toBe('running');
+    expect(leftover.error).toContain(
+      'a process with the recorded pid of root (777001) still exists',
+    );
+    const live = sessionRecord('y');
     expect(effectiveRecord(live, () => true)).toBe(live);
-    const done = record('z', { status: 'failed' });
+    const done = sessionRecord('z', { status: 'failed' });
     expect(effectiveRecord(done, () => false)).toBe(done);
   });
 
@@ -103,31 +88,5 @@ describe('session store', () => {
     expect(chooseSocketPath('/s/sessions/id', 'id', '/tmp')).toBe('/s/sessions/id/mesh.sock');
     const long = `/${'d'.repeat(120)}/sessions/id`;
     expect(chooseSocketPath(long, 'id', '/tmp')).toBe('/tmp/codex-mmo-id.sock');
-  });
-});
-
-describe('masking', () => {
-  it('replaces every credential value, longest first', () => {
-    expect(maskSecrets('token=abcd1234 and abcd1234xyz; x', ['abcd1234', 'abcd1234xyz', 'x'])).toBe(
-      `token=${MASK} and ${MASK}; x`,
-    );
-  });
-
-  it('masks a value split across chunks of a stream', () => {
-    vi.useFakeTimers();
-    try {
-      const out: string[] = [];
-      const stream = new MaskingStream(['s3cret-value'], (t) => out.push(t));
-      stream.push('first line s3cr');
-      stream.push('et-value here\nsecond ');
-      expect(out).toEqual([`first line ${MASK} here\n`]);
-      vi.advanceTimersByTime(500);
-      expect(out).toEqual([`first line ${MASK} here\n`, 'second ']);
-      stream.push('s3cret-value');
-      stream.end();
-      expect(out.join('')).not.toContain('s3cret-value');
-    } finally {
-      vi.useRealTimers();
-    }
   });
 });

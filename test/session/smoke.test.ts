@@ -1,87 +1,57 @@
 /**
- * `profile smoke` end to end: real Codex, real MCP servers (test/fixtures/servers/echo-server.mjs)
- * and the scripted model. Checks per-role granted versus received tools, native roles measured as
- * sharing their root's tools, failed servers, missing variables, and that a credential reaches
- * its server but never the output.
+ * `profile smoke` end to end: real Codex, real MCP servers (the echo-server fixture and a
+ * Streamable HTTP server of our own) and the scripted model. The profile runs as a session: the
+ * participant is spawned through mmo_mesh, native roles are measured in every process they belong
+ * to, and per-role granted versus received tools, mmo_mesh tools, failed servers and missing
+ * variables are reported, with credentials reaching their servers but never the output.
  */
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 import { parse } from 'smol-toml';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { SCRIPTED_PROVIDER_ID } from '../../src/codex/scripted-model.js';
-import { smokeHome, toolDifference, type SmokeReport } from '../../src/session/smoke.js';
+import {
+  meshAssignments,
+  smokeHome,
+  toolDifference,
+  type SmokeReport,
+} from '../../src/session/smoke.js';
 import { runCli } from '../helpers/cli.js';
-import { tmpDir } from '../helpers/tmp.js';
+import { fixture } from './plan-fixture.js';
+import { startHttpMcpServer, type HttpMcpServer } from './http-mcp-server.js';
+import {
+  echoServer,
+  makeWorld,
+  profileToml,
+  requireBuild,
+  webServer,
+  type World,
+} from './world.js';
 
-const CODEX = resolve('node_modules/.bin/codex');
-const ECHO = resolve('test/fixtures/servers/echo-server.mjs');
 const CANARY = 'smoke-canary-9f8e7d6c5b4a';
+const TOKEN = 'smoke-token-1a2b3c4d';
+const WORKSPACE = 'smoke-workspace-5e6f';
 
-function stdioServer(id: string, tools: string, enabled: string[], extra = ''): string {
-  return `
-[tool_mcp_servers.${id}]
-transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(ECHO)}, "--tools", ${JSON.stringify(tools)}${extra}]
-enabled_tools = ${JSON.stringify(enabled)}
-default_tools_approval_mode = "writes"
-startup_timeout_sec = 20
-`;
+let http: HttpMcpServer;
+
+beforeAll(async () => {
+  requireBuild();
+  http = await startHttpMcpServer();
+});
+
+afterAll(async () => {
+  await http.close();
+});
+
+/** Runs `profile smoke` in-process against a world; `--json` unless `text`. */
+async function smoke(world: World, text = false): Promise<ReturnType<typeof runCli>> {
+  return runCli(
+    ['profile', 'smoke', world.packDir, ...(text ? [] : ['--json']), ...world.dirArgs],
+    { env: world.env, home: world.home, cwd: world.workDir },
+  );
 }
-
-async function setup(fragment: string, profile: string, credentials?: string) {
-  const root = await tmpDir();
-  const config = join(root, 'config');
-  const pack = join(root, 'pack');
-  await mkdir(join(config, 'tool-mcp.d'), { recursive: true });
-  await mkdir(pack);
-  await writeFile(join(config, 'tool-mcp.d', '10-servers.toml'), `schema_version = 8\n${fragment}`);
-  await writeFile(join(pack, 'profile.toml'), profile);
-  if (credentials !== undefined) {
-    await writeFile(join(config, 'credentials.env'), credentials);
-    await chmod(join(config, 'credentials.env'), 0o600);
-  }
-  const args = [
-    '--config-dir',
-    config,
-    '--data-dir',
-    join(root, 'data'),
-    '--state-dir',
-    join(root, 'state'),
-    '--codex-bin',
-    CODEX,
-  ];
-  return { root, pack, args };
-}
-
-const TEAM = `schema_version = 8
-name = "smoke-team"
-root = "lead"
-
-[agents.lead]
-description = "Leads"
-instructions = "You lead."
-native_agents = ["reviewer"]
-spawn = ["researcher"]
-
-[agents.lead.tool_mcp_servers.files]
-enabled_tools = ["read"]
-
-[agents.reviewer]
-description = "Reviews"
-instructions = "You review."
-
-[agents.reviewer.tool_mcp_servers.notes]
-
-[agents.researcher]
-description = "Researches"
-instructions = "You research."
-
-[agents.researcher.tool_mcp_servers.web]
-enabled_tools = ["search"]
-`;
 
 describe('smoke helpers', () => {
   it('computes per-server differences', () => {
@@ -92,7 +62,7 @@ describe('smoke helpers', () => {
     expect(toolDifference({ a: ['x'] }, { a: ['x'] })).toEqual({});
   });
 
-  it('points a rendered home at the scripted model and leaves mmo_mesh out', () => {
+  it('points a home started on its own at the scripted model and leaves mmo_mesh out', () => {
     const adapted = smokeHome(
       {
         process: 'lead',
@@ -108,56 +78,88 @@ describe('smoke helpers', () => {
     );
     const config = parse(adapted.files.get('config.toml') ?? '');
     expect(config.model_provider).toBe(SCRIPTED_PROVIDER_ID);
+    expect(config.features).toEqual({ apps: false });
     expect(Object.keys(config.model_providers as object).sort()).toEqual(
       ['own', SCRIPTED_PROVIDER_ID].sort(),
     );
     expect(Object.keys(config.mcp_servers as object)).toEqual(['files']);
     expect(parse(adapted.files.get('agents/r.toml') ?? '').mcp_servers).toEqual({});
   });
+
+  it('assigns each participant role to the process root that may spawn it', () => {
+    const { stored, plan } = fixture();
+    const { spawns, spawnedBy } = meshAssignments(stored.snapshot, plan);
+    expect(Object.fromEntries(spawns)).toEqual({ lead: ['researcher'], researcher: [] });
+    expect(Object.fromEntries(spawnedBy)).toEqual({ researcher: 'lead' });
+  });
 });
 
 describe('profile smoke with real Codex', () => {
-  it('passes when every root and participant role receives exactly its grants', async () => {
-    const envFile = join(await tmpDir(), 'files-env.json');
-    const fragment =
-      stdioServer(
-        'files',
-        'read,write!',
-        ['read', 'write'],
-        `, "--record-env", ${JSON.stringify(envFile)}`,
-      ) +
-      'env_vars = ["FILES_TOKEN"]\n' +
-      stdioServer('notes', 'list,add', ['list', 'add']) +
-      stdioServer('web', 'search,fetch', ['search', 'fetch']);
-    const { root, pack, args } = await setup(fragment, TEAM, `FILES_TOKEN=${CANARY}\n`);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root };
+  it('runs the profile as a session: a participant through mmo_mesh, an HTTP server, natives in every process', async () => {
+    const world = await makeWorld({
+      registry: (root) =>
+        `${echoServer('files', {
+          tools: 'read,write!',
+          envVars: ['FILES_TOKEN'],
+          args: ['--record-env', join(root, 'files-env.json')],
+          approval: 'writes',
+        })}${echoServer('notes', { tools: 'list,add' })}${webServer('web', http.url)}`,
+      profile: profileToml('smoke-team', 'lead', {
+        lead: {
+          natives: ['reviewer'],
+          spawn: ['researcher'],
+          control: ['researcher'],
+          grants: { files: { tools: ['read'] } },
+        },
+        reviewer: { grants: { notes: {} } },
+        researcher: { natives: ['reviewer'], grants: { web: {} } },
+      }),
+      credentials: `FILES_TOKEN=${CANARY}\nWEB_TOKEN=${TOKEN}\nWEB_WORKSPACE=${WORKSPACE}\n`,
+    });
 
-    const result = await runCli(['profile', 'smoke', pack, '--json', ...args], { env, home: root });
+    const result = await smoke(world);
     const report = result.json<SmokeReport>();
     expect(result.stderr + result.stdout).not.toContain(CANARY);
+    expect(result.stderr + result.stdout).not.toContain(TOKEN);
     expect(report.ok, JSON.stringify(report.diagnostics)).toBe(true);
     expect(result.code).toBe(0);
     expect(report.profile).toBe('smoke-team');
     expect(report.roles.lead).toMatchObject({
       process: 'lead',
       kind: 'root',
+      via: 'session',
       measured: true,
       granted: { files: ['read'] },
       received: { files: ['read'] },
       extra: {},
       missing: {},
+      mesh: { expected: true, measured: true },
     });
+    expect(report.roles.lead?.mesh.received).toHaveLength(5);
+    // the participant was spawned by the lead's model through mmo_mesh, as in a session
     expect(report.roles.researcher).toMatchObject({
       process: 'researcher',
       kind: 'participant',
-      received: { web: ['search'] },
+      via: 'mmo_mesh',
+      spawned_by: 'lead',
+      measured: true,
+      received: { web: ['note'] },
       extra: {},
       missing: {},
+      mesh: { expected: false, measured: true, received: [] },
     });
-    // measured, not assumed: the native role gets its root's tools, not its own grant
+    // the HTTP server saw the bearer token and header from credentials.env
+    const posts = http.requests.filter((h) => h['content-type']?.includes('json'));
+    expect(posts.length).toBeGreaterThan(0);
+    for (const headers of posts) {
+      expect(headers.authorization).toBe(`Bearer ${TOKEN}`);
+      expect(headers['x-workspace']).toBe(WORKSPACE);
+    }
+    // measured, not assumed: the native role gets its process root's tools, in each process
     expect(report.roles.reviewer).toMatchObject({
       process: 'lead',
       kind: 'native',
+      via: 'spawn_agent',
       shared_process: true,
       measured: true,
       granted: { notes: ['add', 'list'] },
@@ -165,95 +167,139 @@ describe('profile smoke with real Codex', () => {
       extra: { files: ['read'] },
       missing: { notes: ['add', 'list'] },
     });
+    expect(report.roles.reviewer?.other_processes).toEqual([
+      expect.objectContaining({
+        process: 'researcher',
+        measured: true,
+        received: { web: ['note'] },
+        missing: { notes: ['add', 'list'] },
+      }),
+    ]);
     expect(report.diagnostics.map((d) => d.code)).toContain('native-role-not-isolated');
     expect(report.servers_failed).toEqual([]);
     expect(report.missing_env).toEqual([]);
-    const serverEnv = JSON.parse(await readFile(envFile, 'utf8')) as Record<string, string>;
+    expect(report.scope.join('\n')).toContain(
+      "Participant 'researcher' was spawned through mmo_mesh by 'lead'",
+    );
+    const serverEnv = JSON.parse(
+      await readFile(join(world.root, 'files-env.json'), 'utf8'),
+    ) as Record<string, string>;
     expect(serverEnv.FILES_TOKEN).toBe(CANARY);
 
-    const text = await runCli(['profile', 'smoke', pack, ...args], { env, home: root });
+    const text = await smoke(world, true);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/lead\s+root\s+files\s+read\s+read\s+ok/);
+    expect(text.stdout).toMatch(/lead\s+root\s+mmo_mesh\s+all 5 tools\s+all 5 tools\s+ok/);
+    expect(text.stdout).toMatch(/researcher\s+participant \(by lead\)\s+web\s+note\s+note\s+ok/);
     expect(text.stdout).toMatch(
       /reviewer\s+native of lead\s+files\s+-\s+read\s+extra: read \(shared process\)/,
     );
+    expect(text.stdout).toMatch(/reviewer\s+native of researcher\s+web\s+-\s+note\s+extra: note/);
+    expect(text.stdout).toContain('What was measured:');
+    expect(text.stdout).toContain('Not measured: tool calls');
     expect(text.stdout).toContain('smoke: passed');
     expect(text.stdout + text.stderr).not.toContain(CANARY);
   }, 180_000);
 
   it('fails on missing tools, a failed required server and missing variables', async () => {
-    const fragment =
-      stdioServer('files', 'read', ['read', 'ghost']) +
-      stdioServer('web', 'search', ['search'], ', "--fail"') +
-      'env_vars = ["WEB_KEY"]\n';
-    const profile = `schema_version = 8
-name = "broken-team"
-root = "lead"
-
-[agents.lead]
-description = "Leads"
-instructions = "You lead."
-spawn = ["researcher"]
-
-[agents.lead.tool_mcp_servers.files]
-
-[agents.researcher]
-description = "Researches"
-instructions = "You research."
-
-[agents.researcher.tool_mcp_servers.web]
-`;
-    const { root, pack, args } = await setup(fragment, profile);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root };
-    const result = await runCli(['profile', 'smoke', pack, '--json', ...args], { env, home: root });
+    const world = await makeWorld({
+      registry:
+        echoServer('files', { tools: 'read', enabled: ['read', 'ghost'] }) +
+        echoServer('notes', { envVars: ['NOTES_KEY'] }) +
+        echoServer('web', { args: ['--fail'] }) +
+        echoServer('keyed', { envVars: ['SCOUT_KEY'] }),
+      profile: profileToml('broken-team', 'lead', {
+        lead: {
+          spawn: ['researcher', 'scout'],
+          grants: { files: {}, notes: { required: false } },
+        },
+        researcher: { grants: { web: {} } },
+        scout: { grants: { keyed: {} } },
+      }),
+    });
+    const result = await smoke(world);
     const report = result.json<SmokeReport>();
     expect(result.code).toBe(1);
     expect(report.ok).toBe(false);
     expect(report.roles.lead).toMatchObject({
-      received: { files: ['read'] },
+      received: { files: ['read'], notes: ['echo'] },
       missing: { files: ['ghost'] },
     });
-    expect(report.roles.researcher?.measured).toBe(false);
+    // the broker refused or failed both participants, as it would in a session
+    expect(report.roles.researcher).toMatchObject({ via: 'mmo_mesh', measured: false });
+    expect(report.roles.researcher?.not_measured_reason).toMatch(
+      /spawning it through mmo_mesh from 'lead' failed: .*required MCP servers failed to initialize: web/,
+    );
+    expect(report.roles.scout?.measured).toBe(false);
+    expect(report.roles.scout?.not_measured_reason).toContain('SCOUT_KEY');
     expect(report.servers_failed).toEqual([
       expect.objectContaining({ process: 'researcher', server: 'web', required: true }),
     ]);
     expect(report.missing_env).toEqual([
-      { process: 'researcher', variable: 'WEB_KEY', server: 'web' },
+      { process: 'lead', variable: 'NOTES_KEY', server: 'notes' },
+      { process: 'scout', variable: 'SCOUT_KEY', server: 'keyed' },
     ]);
     const codes = report.diagnostics.map((d) => d.code);
     expect(codes).toEqual(
-      expect.arrayContaining(['smoke-tool-missing', 'smoke-server-failed', 'missing-env-var']),
+      expect.arrayContaining([
+        'smoke-tool-missing',
+        'smoke-server-failed',
+        'missing-env-var',
+        'smoke-role-not-measured',
+      ]),
     );
   }, 180_000);
 
-  it('measures every native role, more than Codex runs at once', async () => {
+  it('measures every native role, more than Codex runs at once, a participant of a participant, and one only a native role may spawn', async () => {
     const natives = Array.from({ length: 7 }, (_, k) => `helper${k}`);
-    const profile = `schema_version = 8
-name = "many"
-root = "lead"
-
-[agents.lead]
-description = "Leads"
-instructions = "You lead."
-native_agents = ${JSON.stringify(natives)}
-
-[agents.lead.tool_mcp_servers.notes]
-${natives.map((n) => `\n[agents.${n}]\ndescription = "Helps"\ninstructions = "You help."\n\n[agents.${n}.tool_mcp_servers.notes]\n`).join('')}`;
-    const { root, pack, args } = await setup(stdioServer('notes', 'list', ['list']), profile);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: root };
-    const result = await runCli(['profile', 'smoke', pack, '--json', ...args], { env, home: root });
+    const world = await makeWorld({
+      registry: echoServer('notes', { tools: 'list' }),
+      profile: profileToml('many', 'lead', {
+        lead: { natives, spawn: ['mid'], grants: { notes: {} } },
+        mid: { spawn: ['leaf'] },
+        leaf: { grants: { notes: {} } },
+        ...Object.fromEntries(
+          natives.map((n, k) => [
+            n,
+            { grants: { notes: {} }, ...(k === 0 ? { spawn: ['loner'] } : {}) },
+          ]),
+        ),
+        loner: { grants: { notes: {} } },
+      }),
+    });
+    const result = await smoke(world);
     const report = result.json<SmokeReport>();
     expect(report.ok, JSON.stringify(report.diagnostics)).toBe(true);
     for (const n of natives) {
       expect(report.roles[n]).toMatchObject({ measured: true, received: { notes: ['list'] } });
     }
+    // a participant spawns its own participant through mmo_mesh
+    expect(report.roles.mid).toMatchObject({
+      via: 'mmo_mesh',
+      spawned_by: 'lead',
+      mesh: { expected: true, measured: true },
+    });
+    expect(report.roles.leaf).toMatchObject({
+      via: 'mmo_mesh',
+      spawned_by: 'mid',
+      measured: true,
+      received: { notes: ['list'] },
+    });
+    // mmo_mesh honours only a process root's spawn grant, so loner is started on its own
+    expect(report.roles.loner).toMatchObject({
+      via: 'app-server',
+      measured: true,
+      received: { notes: ['list'] },
+      mesh: { measured: false },
+    });
+    expect(report.scope.join('\n')).toContain(
+      "Participant 'loner' is not in the spawn grant of any process root",
+    );
   }, 180_000);
 
   it('reports a profile that does not compile without running Codex', async () => {
-    const { root, args } = await setup('', TEAM);
-    const result = await runCli(['profile', 'smoke', join(root, 'no-pack'), '--json', ...args], {
-      home: root,
-    });
+    const world = await makeWorld({ registry: '', profile: 'name = "x"\n' });
+    const result = await smoke(world);
     expect(result.code).toBe(1);
     expect(result.json<SmokeReport>().ok).toBe(false);
   });

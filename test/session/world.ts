@@ -1,12 +1,13 @@
 /**
- * A throwaway operator world for session and mesh tests: config dir (registry fragment,
+ * A throwaway operator world for session, mesh and smoke tests: config dir (registry fragment,
  * credentials.env, codex-base.toml pointing Codex at a scripted model), data and state dirs, a
- * profile pack, a base Codex home holding `auth.json` and `.credentials.json`, and a way to run
- * the built CLI (`node dist/cli/main.js`) as a real process against it.
+ * profile pack, a base Codex home holding `auth.json` and `.credentials.json`; builders for the
+ * registry entries (the echo-server fixture) and profiles those tests use; and ways to run the
+ * built CLI (`node dist/cli/main.js`) as a real process and to see what it left running.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import { stringify } from 'smol-toml';
@@ -44,8 +45,114 @@ export interface WorldSpec {
   /** profile.toml text (`schema_version = 8` is prepended). */
   readonly profile: string;
   readonly credentials?: string;
-  /** Scripted model base URL for codex-base.toml. */
-  readonly modelUrl: string;
+  /** Scripted model base URL for codex-base.toml (none is written without it). */
+  readonly modelUrl?: string;
+}
+
+/** Options of a registry entry for the echo-server fixture (see its header). */
+export interface EchoServerOptions {
+  /** `--tools` of the fixture (default: the enabled tools). A trailing `!` marks a writing tool. */
+  readonly tools?: string;
+  /** `enabled_tools` (default: the fixture's tools, or `["echo"]`). */
+  readonly enabled?: readonly string[];
+  readonly envVars?: readonly string[];
+  /** Further fixture arguments: `--fail`, `--delay-ms N`, `--record-env FILE`, … */
+  readonly args?: readonly string[];
+  /** `default_tools_approval_mode` (default `approve`). */
+  readonly approval?: string;
+  readonly startupTimeoutSec?: number;
+}
+
+/** A `[tool_mcp_servers.ID]` entry that runs the echo-server fixture with this Node binary. */
+export function echoServer(id: string, options: EchoServerOptions = {}): string {
+  const enabled = options.enabled ??
+    options.tools?.split(',').map((t) => t.replace(/!$/, '')) ?? ['echo'];
+  const args = [
+    ECHO_SERVER,
+    '--tools',
+    options.tools ?? enabled.join(','),
+    ...(options.args ?? []),
+  ];
+  const lines = [
+    `[tool_mcp_servers.${id}]`,
+    'transport = "stdio"',
+    `command = ${JSON.stringify(process.execPath)}`,
+    `args = ${JSON.stringify(args)}`,
+    `enabled_tools = ${JSON.stringify(enabled)}`,
+    `default_tools_approval_mode = "${options.approval ?? 'approve'}"`,
+  ];
+  if (options.envVars !== undefined) lines.push(`env_vars = ${JSON.stringify(options.envVars)}`);
+  if (options.startupTimeoutSec !== undefined) {
+    lines.push(`startup_timeout_sec = ${String(options.startupTimeoutSec)}`);
+  }
+  return `\n${lines.join('\n')}\n`;
+}
+
+/**
+ * A `[tool_mcp_servers.ID]` entry for a Streamable HTTP server at `url` offering `note` (the test
+ * server in http-mcp-server.ts), authenticated by `WEB_TOKEN` and the `X-Workspace` header from
+ * `WEB_WORKSPACE`, with the literal headers given.
+ */
+export function webServer(
+  id: string,
+  url: string,
+  headers: Readonly<Record<string, string>> = {},
+): string {
+  const literal = Object.entries(headers).map(([k, v]) => `${k} = ${JSON.stringify(v)}`);
+  return `
+[tool_mcp_servers.${id}]
+transport = "streamable_http"
+url = "${url}"
+bearer_token_env_var = "WEB_TOKEN"
+enabled_tools = ["note"]
+default_tools_approval_mode = "approve"
+${literal.length > 0 ? `\n[tool_mcp_servers.${id}.http_headers]\n${literal.join('\n')}\n` : ''}
+[tool_mcp_servers.${id}.env_http_headers]
+X-Workspace = "WEB_WORKSPACE"
+`;
+}
+
+/** A grant in `profileToml`: `{}` grants the server as the registry defines it. */
+export interface GrantOptions {
+  readonly required?: boolean;
+  readonly tools?: readonly string[];
+}
+
+/** A role in `profileToml`; its instructions default to `ROLE-<NAME>`, a marker tests look for. */
+export interface RoleOptions {
+  readonly instructions?: string;
+  readonly natives?: readonly string[];
+  readonly spawn?: readonly string[];
+  readonly control?: readonly string[];
+  readonly grants?: Readonly<Record<string, GrantOptions>>;
+}
+
+/** profile.toml text without `schema_version` (`makeWorld` adds it). */
+export function profileToml(
+  name: string,
+  root: string,
+  roles: Readonly<Record<string, RoleOptions>>,
+): string {
+  const out = [`name = "${name}"`, `root = "${root}"`];
+  for (const [role, options] of Object.entries(roles)) {
+    out.push(
+      '',
+      `[agents.${role}]`,
+      `description = "${role}"`,
+      `instructions = ${JSON.stringify(options.instructions ?? `ROLE-${role.toUpperCase()}`)}`,
+    );
+    if (options.natives !== undefined) {
+      out.push(`native_agents = ${JSON.stringify(options.natives)}`);
+    }
+    if (options.spawn !== undefined) out.push(`spawn = ${JSON.stringify(options.spawn)}`);
+    if (options.control !== undefined) out.push(`control = ${JSON.stringify(options.control)}`);
+    for (const [server, grant] of Object.entries(options.grants ?? {})) {
+      out.push('', `[agents.${role}.tool_mcp_servers.${server}]`);
+      if (grant.required !== undefined) out.push(`required = ${String(grant.required)}`);
+      if (grant.tools !== undefined) out.push(`enabled_tools = ${JSON.stringify(grant.tools)}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
 }
 
 export async function makeWorld(spec: WorldSpec): Promise<World> {
@@ -70,10 +177,12 @@ export async function makeWorld(spec: WorldSpec): Promise<World> {
   }
   const registry = typeof spec.registry === 'string' ? spec.registry : spec.registry(root);
   await writeFile(join(configDir, 'tool-mcp.d', '10-test.toml'), `schema_version = 8\n${registry}`);
-  await writeFile(
-    join(configDir, 'codex-base.toml'),
-    stringify(scriptedProviderConfig(spec.modelUrl)),
-  );
+  if (spec.modelUrl !== undefined) {
+    await writeFile(
+      join(configDir, 'codex-base.toml'),
+      stringify(scriptedProviderConfig(spec.modelUrl)),
+    );
+  }
   if (spec.credentials !== undefined) {
     const file = join(configDir, 'credentials.env');
     await writeFile(file, spec.credentials);
@@ -153,11 +262,36 @@ export function runCliProcess(
   return startCli(args, env, cwd, timeoutMs).done;
 }
 
+/** The arguments with the world's directory options, placed before any `--`. */
+function withDirArgs(world: World, args: readonly string[]): string[] {
+  const at = args.indexOf('--');
+  return at < 0
+    ? [...args, ...world.dirArgs]
+    : [...args.slice(0, at), ...world.dirArgs, ...args.slice(at)];
+}
+
+/** Starts `codex-mmo ARGS` against `world`: its directories, its environment plus `env`, its work dir. */
+export function startInWorld(
+  world: World,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): RunningCli {
+  return startCli(withDirArgs(world, args), { ...world.env, ...env }, world.workDir);
+}
+
+/** Runs `codex-mmo ARGS` against `world` to its end. */
+export function runInWorld(
+  world: World,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<CliRun> {
+  return startInWorld(world, args, env).done;
+}
+
 /** The one session directory of a world (after one run). */
 export async function onlySession(
   world: World,
 ): Promise<{ dir: string; record: Record<string, unknown> }> {
-  const { readdir } = await import('node:fs/promises');
   const ids = await readdir(join(world.stateDir, 'sessions'));
   if (ids.length !== 1 || ids[0] === undefined)
     throw new Error(`expected one session, found ${ids.length}`);
@@ -171,7 +305,6 @@ export async function onlySession(
 
 /** Every file under `dir` (recursively) as text, for canary scans. */
 export async function allText(dir: string): Promise<string> {
-  const { readdir } = await import('node:fs/promises');
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   const parts: string[] = [];
   for (const e of entries) {
@@ -190,4 +323,32 @@ export function parseEnvOutput(text: string): Record<string, string> {
     if (match?.[1] !== undefined) out[match[1]] = match[2] ?? '';
   }
   return out;
+}
+
+/** Waits until `condition` holds, checking every 100 ms; throws after `ms`. */
+export async function waitFor(
+  condition: () => boolean | Promise<boolean>,
+  ms: number,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Processes (other than this one) whose command line or environment mentions `text`. */
+export async function processesMentioning(text: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    for (const file of ['cmdline', 'environ']) {
+      const content = await readFile(`/proc/${entry}/${file}`, 'utf8').catch(() => '');
+      if (content.includes(text)) {
+        found.push(Number(entry));
+        break;
+      }
+    }
+  }
+  return found;
 }

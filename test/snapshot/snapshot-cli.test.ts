@@ -171,6 +171,19 @@ describe('snapshot compile', () => {
       ok: false,
       diagnostics: [{ code: 'tool-not-allowed' }],
     });
+    // a pack error does not hide the grant errors: one run reports both
+    await writeFile(profile, `${await readFile(profile, 'utf8')}\n[agents.scribe.extra]\n`);
+    const both = await s.cli(['snapshot', 'compile', 'pack', '--json']);
+    expect(both.code).toBe(1);
+    expect(
+      both
+        .json<{ diagnostics: { code: string; path: string }[] }>()
+        .diagnostics.map((d) => [d.code, d.path]),
+    ).toEqual([
+      ['unknown-key', 'agents.scribe.extra'],
+      ['tool-not-allowed', 'agents.lead.tool_mcp_servers.alpha.enabled_tools[1]'],
+    ]);
+    await expect(stat(join(s.data, 'snapshots'))).rejects.toThrow();
     const missing = await s.cli(['snapshot', 'compile', 'no-such-profile']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/error\[profile-not-found\]/);
@@ -208,12 +221,18 @@ describe('snapshot list / show', () => {
       /lead: roles lead, reviewer, scribe; servers alpha, notes; mesh yes/,
     );
     expect(text.stdout).toContain(
-      'Base settings: approval_policy, model, model_reasoning_effort, shell_environment_policy',
+      'Base settings: agents, approval_policy, model, model_reasoning_effort, shell_environment_policy',
     );
 
     const unknown = await s.cli(['snapshot', 'show', 'ffffffffffffff0', '--json']);
     expect(unknown.code).toBe(1);
     expect(unknown.json()).toMatchObject({ ok: false, diagnostics: [{ code: 'not-found' }] });
+    // a malformed id is a usage error: exit 2, for show and render alike
+    for (const command of ['show', 'render']) {
+      const malformed = await s.cli(['snapshot', command, 'not-an-id', '--json']);
+      expect(malformed.code).toBe(2);
+      expect(malformed.json()).toMatchObject({ ok: false, diagnostics: [{ code: 'usage-error' }] });
+    }
   });
 
   it('refuses a tampered snapshot in show, render and list', async () => {
@@ -267,7 +286,9 @@ describe('snapshot render', () => {
 
     const wrong = await s.cli(['snapshot', 'render', id, '--process', 'scribe']);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/no process rooted at role 'scribe'; processes: lead, researcher/);
+    expect(wrong.stderr).toMatch(
+      /role 'scribe' of profile 'team' is a native role inside the Codex process of 'lead'/,
+    );
   });
 
   it('writes config.toml and agents/ with --out, refusing stray role files', async () => {
@@ -290,6 +311,11 @@ describe('snapshot render', () => {
 
     await mkdir(join(out, 'agents/old'), { recursive: true });
     await writeFile(join(out, 'agents/old/ghost.toml'), 'name = "ghost"\n');
+    const notDir = join(s.root, 'a-file');
+    await writeFile(notDir, 'x');
+    const onFile = await s.cli(['snapshot', 'render', id, '--out', notDir]);
+    expect(onFile.code).toBe(1);
+    expect(onFile.stderr).toContain(`error[io-error] ${notDir} is not a directory`);
     const refused = await s.cli(['snapshot', 'render', id, '--out', out]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(

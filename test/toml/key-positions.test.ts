@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { formatKeyPath } from '../../src/toml/key-positions.js';
-import { parseTomlBytes, parseTomlText } from '../../src/toml/parse-toml.js';
+import { parseTomlText } from '../../src/toml/parse-toml.js';
 
 const doc = `schema_version = 8
 
@@ -56,27 +56,5 @@ describe('scanKeyPositions', () => {
   });
   it('formats key paths with quoting and indexes', () => {
     expect(formatKeyPath(['a', 'b.c', 'd', 2])).toBe('a."b.c".d[2]');
-  });
-});
-
-describe('parseTomlBytes', () => {
-  it('reports syntax errors with line and column', () => {
-    const r = parseTomlText('a = [1,\n2\nb=3', 'x.toml');
-    expect(r.ok).toBe(false);
-    if (r.ok) return;
-    expect(r.diagnostics[0]).toMatchObject({ code: 'toml-syntax', file: 'x.toml', line: 3 });
-  });
-  it('rejects invalid UTF-8 with the line of the bad byte', () => {
-    const bytes = new Uint8Array([...Buffer.from('a = 1\nb = "'), 0xff, ...Buffer.from('"\n')]);
-    const r = parseTomlBytes(bytes, 'bad.toml');
-    expect(r.ok).toBe(false);
-    if (r.ok) return;
-    expect(r.diagnostics[0]).toMatchObject({ code: 'invalid-utf8', line: 2 });
-  });
-  it('rejects a NUL byte', () => {
-    const r = parseTomlText('a = 1\nb = 2\u0000\n', 'nul.toml');
-    expect(r.ok).toBe(false);
-    if (r.ok) return;
-    expect(r.diagnostics[0]).toMatchObject({ code: 'toml-syntax', line: 2, column: 6 });
   });
 });

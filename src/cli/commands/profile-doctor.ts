@@ -13,9 +13,9 @@ const USAGE = `Usage: codex-mmo profile doctor P [--json]
 Check profile P (an installed pack name or a pack directory) without launching any MCP server:
 the pack itself; its grants against the operator registry; the registry problems and readiness
 (command, cwd, environment variables) of the servers it uses — a missing variable of a required
-grant is an error, of a non-required grant a warning; credentials.env permissions; the Codex
-binary and its version; tool pins in tool-mcp.lock; and native roles whose grants Codex 0.149
-does not enforce (native-role-not-isolated).
+grant is an error, of a non-required grant a warning; credentials.env permissions;
+codex-base.toml; the Codex binary and its version; tool pins in tool-mcp.lock; and native roles
+whose grants (tools and mmo_mesh reach) Codex 0.149 does not enforce (native-role-not-isolated).
 Exit status: 0 no errors (warnings allowed), 1 errors found.`;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {

@@ -3,18 +3,31 @@
  * validated, with its root role and roles.
  */
 import { listPacks, profilesDir } from '../../profile/pack-store.js';
-import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import {
+  formatTable,
+  parseCommand,
+  printCaughtError,
+  printDiagnostics,
+  printHelp,
+  printJson,
+} from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo profile list [--json]
 
 List the profile packs installed in <data-dir>/profiles/ with their root role, roles and
-description. A pack that no longer validates is marked invalid.`;
+description. A pack that no longer validates is marked invalid.
+Exit status: 0 listed (invalid packs included), 1 the data directory cannot be read.`;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
   if (cmd.help) return printHelp(io, USAGE);
-  const packs = await listPacks(cmd.dirs.dataDir);
+  let packs;
+  try {
+    packs = await listPacks(cmd.dirs.dataDir);
+  } catch (error) {
+    return printCaughtError(io, cmd.json, error);
+  }
   if (cmd.json) {
     printJson(io, {
       profiles: packs.map((p) => ({

@@ -6,9 +6,17 @@
 import { summarize } from '../../diagnostics/diagnostic.js';
 import { openPack } from '../../profile/pack-store.js';
 import { planToJson, profileToJson } from '../../profile/plan-json.js';
-import { resolvePack } from '../../profile/resolve-pack.js';
+import { resolvePack, withGrantProblems } from '../../profile/resolve-pack.js';
+import { loadRegistry } from '../../registry/load-registry.js';
 import type { ProfilePack, ResolvedPlan } from '../../profile/types.js';
-import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import {
+  formatTable,
+  parseCommand,
+  printDiagnostics,
+  printFailure,
+  printHelp,
+  printJson,
+} from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo profile show P [--resolved] [--json]
@@ -126,16 +134,24 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     { min: 1, max: 1 },
   );
   if (cmd.help) return printHelp(io, USAGE);
+  const resolvedView = cmd.values.resolved === true;
   const { loaded } = await openPack(cmd.positionals[0] ?? '', cmd.dirs.dataDir, io.cwd);
   const pack = loaded.pack;
   if (pack === undefined) {
-    if (cmd.json) printJson(io, { ok: false, diagnostics: loaded.diagnostics });
-    else printDiagnostics(io, loaded.diagnostics);
-    return EXIT_FAILURE;
+    // with --resolved, the grants that are valid on their own are still checked, so that one
+    // run reports every problem
+    const diagnostics = resolvedView
+      ? withGrantProblems(loaded, await loadRegistry(cmd.dirs.configDir))
+      : loaded.diagnostics;
+    return printFailure(io, cmd.json, diagnostics);
   }
-  if (cmd.values.resolved !== true) {
+  if (!resolvedView) {
     if (cmd.json) {
-      printJson(io, profileToJson(pack, { path: pack.dir }));
+      printJson(io, {
+        ok: true,
+        ...profileToJson(pack, { path: pack.dir }),
+        diagnostics: loaded.diagnostics,
+      });
     } else {
       printDiagnostics(io, loaded.diagnostics);
       io.stdout(profileText(pack));
@@ -149,7 +165,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     printJson(
       io,
       plan !== undefined
-        ? { ...planToJson(plan), diagnostics }
+        ? { ok: true, ...planToJson(plan), diagnostics }
         : { ok: false, profile: pack.name, diagnostics },
     );
     return plan !== undefined ? EXIT_OK : EXIT_FAILURE;

@@ -1,10 +1,17 @@
 /**
  * `codex-mmo profile smoke P [--json] [--timeout SEC]`: runs real Codex for every process of
- * profile P against the built-in scripted model (offline, no API key) and reports, per role,
- * the tools granted versus the tools the model really receives. Exit 1 on any error.
+ * profile P as a session, against the built-in scripted model (offline, no API key): participants
+ * are spawned through mmo_mesh. Reports, per role and process, the tools granted versus the tools
+ * the model really receives, and what was and was not measured. Exit 1 on any error.
  */
 import { summarize } from '../../diagnostics/diagnostic.js';
-import { smokeProfile, type SmokeReport, type ToolsByServer } from '../../session/smoke.js';
+import { MESH_TOOL_NAMES } from '../../mesh/mesh-protocol.js';
+import {
+  smokeProfile,
+  type SmokeMeasurement,
+  type SmokeReport,
+  type ToolsByServer,
+} from '../../session/smoke.js';
 import {
   UsageError,
   formatTable,
@@ -17,29 +24,32 @@ import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo profile smoke P [--json] [--timeout SEC]
 
-Live acceptance of profile P (an installed pack name or a pack directory), offline: compiles it,
-renders each Codex process (session root and every participant) into a temporary home, starts
-real Codex against a built-in scripted local model, has the process root spawn each of its
-native roles, and compares the tools each role is granted with the MCP tools its model requests
-really offer. This starts the profile's Tool MCP servers with the environment a session would give
-them. mmo_mesh is not started; participants are checked as their own processes.
-Native roles share their process root's Codex process; what they receive is measured and
-reported, not assumed.
+Live acceptance of profile P (an installed pack name or a pack directory), offline: compiles it and
+runs it as a session would, against real Codex and a built-in scripted local model (no API key).
+The session root runs as a Codex app-server with its rendered configuration, environment and
+mmo_mesh; the scripted model has every process root spawn its native roles (spawn_agent) and its
+participant roles (through mmo_mesh, whose broker checks the spawn grant and gives each
+participant its own home and variables). The MCP tools each role's model is offered are compared
+with the role's grants; mmo_mesh tools with its spawn/control grants. This starts the profile's
+Tool MCP servers with the environment a session would give them, but calls no tool.
+Native roles share their process root's Codex process: what they receive is measured in every
+process they belong to and reported, not assumed.
 
 Options:
-  --timeout SEC   bound on each process's scripted turn (default 120)
+  --timeout SEC   bound on the scripted turn of each process (default 120)
 
 Exit status: 0 every root and participant role received exactly its grants; 1 a role received
-a tool it was not granted or missed a granted one, a required server failed, or smoke could not run.`;
+a tool it was not granted or missed a granted one, a required server failed, a role could not be
+measured, or smoke could not run.`;
+
+const ALL_MESH_TOOLS = `all ${MESH_TOOL_NAMES.length} tools`;
 
 function cell(tools: ToolsByServer, server: string): string {
   const names = tools[server];
   return names === undefined || names.length === 0 ? '-' : names.join(', ');
 }
 
-function resultOf(report: SmokeReport, role: string, server: string): string {
-  const r = report.roles[role];
-  if (r === undefined) return '';
+function resultOf(r: SmokeMeasurement, server: string): string {
   if (!r.measured) return 'NOT MEASURED';
   const extra = r.extra[server] ?? [];
   const missing = r.missing[server] ?? [];
@@ -50,27 +60,78 @@ function resultOf(report: SmokeReport, role: string, server: string): string {
   return `${parts.join('; ')}${r.kind === 'native' ? ' (shared process)' : ''}`;
 }
 
+function kindOf(r: SmokeMeasurement): string {
+  if (r.kind === 'native') return `native of ${r.process}`;
+  if (r.via === 'mmo_mesh') return `participant (by ${r.spawned_by ?? '?'})`;
+  if (r.via === 'app-server') return 'participant (own)';
+  return r.kind;
+}
+
+/** The mmo_mesh row of a root or participant role, if the role has or received the mesh. */
+function meshRow(name: string, r: SmokeMeasurement): string[] | undefined {
+  if (!r.mesh.expected && r.mesh.received.length === 0) return undefined;
+  const received =
+    r.mesh.received.length === MESH_TOOL_NAMES.length
+      ? ALL_MESH_TOOLS
+      : r.mesh.received.join(', ') || '-';
+  let result: string;
+  if (!r.measured) result = 'NOT MEASURED';
+  else if (!r.mesh.measured) result = 'not measured (started without mmo_mesh)';
+  else if (r.mesh.expected === (received === ALL_MESH_TOOLS)) result = 'ok';
+  else result = r.mesh.expected ? 'missing' : 'extra';
+  if (r.kind === 'native' && result !== 'ok') result += ' (shared process)';
+  return [
+    name,
+    kindOf(r),
+    'mmo_mesh',
+    r.mesh.expected ? ALL_MESH_TOOLS : '-',
+    r.measured && r.mesh.measured ? received : '?',
+    result,
+  ];
+}
+
+function rowsOf(name: string, r: SmokeMeasurement): string[][] {
+  const rows: string[][] = [];
+  const servers = [...new Set([...Object.keys(r.granted), ...Object.keys(r.received)])].sort();
+  if (servers.length === 0) {
+    rows.push([name, kindOf(r), '-', '-', '-', r.measured ? 'ok' : 'NOT MEASURED']);
+  }
+  for (const server of servers) {
+    rows.push([
+      name,
+      kindOf(r),
+      server,
+      cell(r.granted, server),
+      r.measured ? cell(r.received, server) : '?',
+      resultOf(r, server),
+    ]);
+  }
+  const mesh = meshRow(name, r);
+  if (mesh !== undefined) rows.push(mesh);
+  return rows;
+}
+
+/** `text` broken into lines of at most `width` characters, the first after `lead`. */
+function wrap(text: string, width: number, lead: string, indent: string): string[] {
+  const out: string[] = [];
+  let line = lead;
+  for (const word of text.split(' ')) {
+    const prefix = out.length === 0 ? lead : indent;
+    if (line !== prefix && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = indent;
+    }
+    line += line === lead || line === indent ? word : ` ${word}`;
+  }
+  out.push(line);
+  return out;
+}
+
 function textReport(report: SmokeReport): string {
   const rows: string[][] = [];
   for (const [name, role] of Object.entries(report.roles)) {
-    const servers = [
-      ...new Set([...Object.keys(role.granted), ...Object.keys(role.received)]),
-    ].sort();
-    const kind = role.kind === 'native' ? `native of ${role.process}` : role.kind;
-    if (servers.length === 0) {
-      rows.push([name, kind, '-', '-', '-', role.measured ? 'ok' : 'NOT MEASURED']);
-      continue;
-    }
-    for (const server of servers) {
-      rows.push([
-        name,
-        kind,
-        server,
-        cell(role.granted, server),
-        role.measured ? cell(role.received, server) : '?',
-        resultOf(report, name, server),
-      ]);
-    }
+    rows.push(...rowsOf(name, role));
+    for (const other of role.other_processes) rows.push(...rowsOf(name, other));
   }
   const lines: string[] = [];
   if (report.profile !== undefined) {
@@ -97,6 +158,10 @@ function textReport(report: SmokeReport): string {
     for (const m of report.missing_env) {
       lines.push(`  ${m.variable} (server ${m.server}, process ${m.process})`);
     }
+  }
+  if (report.scope.length > 0) {
+    lines.push('', 'What was measured:');
+    for (const line of report.scope) lines.push(...wrap(line, 98, '  - ', '    '));
   }
   const { errors, warnings } = summarize(report.diagnostics);
   const counts = `${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;

@@ -12,7 +12,8 @@ const USAGE = `Usage: codex-mmo session list [--json]
 
 List the sessions in <state-dir>/sessions, oldest first: id, status, profile, mode, start time and
 processes (session root plus participants). A session whose supervising codex-mmo process is gone
-is shown as ended.`;
+(killed, machine restarted) is shown as ended; its watchdog stops the session's Codex processes,
+and 'session show' says what happened.`;
 
 export function summaryOf(record: SessionRecord): Record<string, unknown> {
   return {

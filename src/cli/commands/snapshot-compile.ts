@@ -4,10 +4,15 @@
  * the same inputs give the same id, reported with `created: false`, and nothing is rewritten.
  */
 import { compileProfile } from '../../compile/compile-profile.js';
-import { diagnostic, type Diagnostic } from '../../diagnostics/diagnostic.js';
-import { CodexMmoError } from '../../errors.js';
-import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
-import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+import {
+  parseCommand,
+  printCaughtError,
+  printDiagnostics,
+  printFailure,
+  printHelp,
+  printJson,
+} from '../common.js';
+import { EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo snapshot compile PROFILE [--json]
 
@@ -15,6 +20,9 @@ Compile PROFILE (an installed pack name or a path to a pack directory) together 
 registry, codex-base.toml and tool-mcp.lock into an immutable, content-addressed snapshot stored
 under <data>/snapshots/. Prints the snapshot id; compiling unchanged inputs again gives the same id
 and writes nothing.
+
+Exit status: 0 compiled (or already stored), 1 the profile, its grants, the registry entries
+it uses, codex-base.toml or tool-mcp.lock have errors.
 
 JSON: {"id": "sha256:…", "created": bool, "profile", "dir", "diagnostics"}`;
 
@@ -26,11 +34,10 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   try {
     result = await compileProfile({ nameOrPath, dirs: cmd.dirs, cwd: io.cwd, env: io.env });
   } catch (error) {
-    if (!(error instanceof CodexMmoError)) throw error;
-    return fail(io, cmd.json, [diagnostic({ code: error.code, message: error.message })]);
+    return printCaughtError(io, cmd.json, error);
   }
   const { stored, created, diagnostics } = result;
-  if (stored === undefined) return fail(io, cmd.json, diagnostics);
+  if (stored === undefined) return printFailure(io, cmd.json, diagnostics);
   if (cmd.json) {
     printJson(io, {
       id: stored.id,
@@ -46,10 +53,4 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     `${stored.id}\n${created ? 'stored' : 'already stored'}: profile ${stored.snapshot.profile.name} in ${stored.dir}\n`,
   );
   return EXIT_OK;
-}
-
-function fail(io: CliIo, json: boolean, diagnostics: readonly Diagnostic[]): number {
-  if (json) printJson(io, { ok: false, diagnostics });
-  else printDiagnostics(io, diagnostics);
-  return EXIT_FAILURE;
 }

@@ -2,15 +2,14 @@
  * `codex-mmo snapshot list [--json]`: every stored snapshot, verified, oldest first. A snapshot
  * whose bytes no longer match its id is listed as DAMAGED and makes the command exit 1.
  */
-import { diagnostic } from '../../diagnostics/diagnostic.js';
-import { CodexMmoError } from '../../errors.js';
 import { listSnapshots } from '../../snapshot/snapshot-store.js';
-import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { formatTable, parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo snapshot list [--json]
 
 List the snapshots stored under <data>/snapshots/, oldest first, each verified against its id.
+Exit status: 0 all snapshots verified, 1 a snapshot is damaged or the store cannot be read.
 
 JSON: {"snapshots": [{"id", "stored_at", "ok", "profile", "root", "roles", "servers", "problem"?}]}`;
 
@@ -21,11 +20,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   try {
     snapshots = await listSnapshots(cmd.dirs.dataDir);
   } catch (error) {
-    if (!(error instanceof CodexMmoError)) throw error;
-    const diagnostics = [diagnostic({ code: error.code, message: error.message })];
-    if (cmd.json) printJson(io, { ok: false, diagnostics });
-    else printDiagnostics(io, diagnostics);
-    return EXIT_FAILURE;
+    return printCaughtError(io, cmd.json, error);
   }
   const damaged = snapshots.filter((s) => !s.ok);
   if (cmd.json) {

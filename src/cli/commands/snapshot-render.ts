@@ -3,15 +3,14 @@
  * one process of a snapshot (`config.toml` and `agents/*.toml`), printed or written into DIR. The
  * `mmo_mesh` command is a marked placeholder here; a session fills it in at launch.
  */
+import { resolve } from 'node:path';
+
 import { renderProcess } from '../../compile/render-process.js';
 import { writeRenderedHome } from '../../compile/write-home.js';
-import { diagnostic } from '../../diagnostics/diagnostic.js';
-import { CodexMmoError } from '../../errors.js';
 import { planOfSnapshot } from '../../snapshot/plan-of-snapshot.js';
 import { readSnapshot } from '../../snapshot/snapshot-store.js';
-import { resolve } from 'node:path';
-import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
-import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
+import { EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo snapshot render ID [--process ROLE] [--out DIR] [--json]
 
@@ -22,6 +21,9 @@ and agents/N.toml for every native role. ID is 'sha256:<hex>' or a unique prefix
 Options:
   --process ROLE   the process root role (default: the profile's root, the session process)
   --out DIR        write config.toml and agents/ into DIR instead of printing them
+
+Exit status: 0 rendered, 1 no such snapshot or process, the snapshot is damaged, or DIR holds
+a role file that is not part of this rendering; 2 a malformed or ambiguous ID.
 
 JSON: {"id", "process", "files": {PATH: TEXT}} or, with --out, {"id", "process", "dir", "files": [PATH]}`;
 
@@ -61,10 +63,6 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     io.stdout(parts.join('\n'));
     return EXIT_OK;
   } catch (error) {
-    if (!(error instanceof CodexMmoError)) throw error;
-    const diagnostics = [diagnostic({ code: error.code, message: error.message })];
-    if (cmd.json) printJson(io, { ok: false, diagnostics });
-    else printDiagnostics(io, diagnostics);
-    return EXIT_FAILURE;
+    return printCaughtError(io, cmd.json, error);
   }
 }

@@ -3,21 +3,20 @@
  * without `sha256:`), verified on read: its profile, granted servers, processes, base settings
  * and pins. Only variable names appear, never values.
  */
-import { diagnostic } from '../../diagnostics/diagnostic.js';
-import { CodexMmoError } from '../../errors.js';
 import { planToJson } from '../../profile/plan-json.js';
 import type { ResolvedPlan } from '../../profile/types.js';
 import { referencedEnvVars } from '../../registry/types.js';
 import { planOfSnapshot } from '../../snapshot/plan-of-snapshot.js';
 import { readSnapshot } from '../../snapshot/snapshot-store.js';
 import type { StoredSnapshot } from '../../snapshot/types.js';
-import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
-import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+import { formatTable, parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
+import { EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo snapshot show ID [--json]
 
 Show a stored snapshot. ID is 'sha256:<hex>' or a unique prefix of the hex digits (with or
 without 'sha256:'). The snapshot is verified against its id before anything is shown.
+Exit status: 0 shown, 1 no such snapshot or it is damaged, 2 a malformed or ambiguous ID.
 
 JSON: {"id", "dir", "snapshot": {...}, "plan": {"profile", "root", "roles", "processes"}}`;
 
@@ -80,11 +79,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     stored = await readSnapshot(cmd.dirs.dataDir, cmd.positionals[0] ?? '');
     plan = planOfSnapshot(stored.snapshot);
   } catch (error) {
-    if (!(error instanceof CodexMmoError)) throw error;
-    const diagnostics = [diagnostic({ code: error.code, message: error.message })];
-    if (cmd.json) printJson(io, { ok: false, diagnostics });
-    else printDiagnostics(io, diagnostics);
-    return EXIT_FAILURE;
+    return printCaughtError(io, cmd.json, error);
   }
   if (cmd.json) {
     printJson(io, {

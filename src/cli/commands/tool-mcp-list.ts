@@ -3,12 +3,18 @@
  * Reads fragments only; no credentials, no readiness checks, nothing launched.
  */
 import { basename } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 
 import { hasErrors } from '../../diagnostics/diagnostic.js';
 import { loadRegistry } from '../../registry/load-registry.js';
 import type { RegistryEntry } from '../../registry/types.js';
-import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import {
+  formatTable,
+  parseCommand,
+  printDiagnostics,
+  printHelp,
+  printJson,
+  skipOptimisingCompilers,
+} from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp list [--json]
@@ -55,9 +61,7 @@ function jsonOf(entry: RegistryEntry): Record<string, unknown> {
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
   if (cmd.help) return printHelp(io, USAGE);
-  // An inspection runs for tens of milliseconds: V8's optimising compilers would spend more CPU
-  // warming up than they save, so this process stays on the interpreter and baseline compiler.
-  setFlagsFromString('--no-turbofan --no-maglev');
+  skipOptimisingCompilers();
   const registry = await loadRegistry(cmd.dirs.configDir);
   const entries = [...registry.servers.values()];
   const failed = hasErrors(registry.diagnostics);

@@ -4,16 +4,13 @@
  * untouched) when the probe has errors other than drift, e.g. an enabled tool it does not offer.
  */
 import { hasErrors, type Diagnostic } from '../../diagnostics/diagnostic.js';
-import { configFiles } from '../../paths/directories.js';
-import { planLaunch } from '../../probe/launch-plan.js';
-import { maskDeep, maskSecrets } from '../../probe/mask-secrets.js';
+import { maskDeep } from '../../probe/mask-secrets.js';
 import { pinServer, type PinResult } from '../../probe/pin-server.js';
 import { driftJson } from '../../probe/probe-report.js';
-import { loadCredentials } from '../../registry/credentials.js';
-import { loadRegistry } from '../../registry/load-registry.js';
-import { diagnosticsAffecting, unknownServerDiagnostic } from '../../registry/validate-registry.js';
-import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { diagnosticsAffecting } from '../../registry/validate-registry.js';
+import { printDiagnostics, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+import { startLiveCheck } from './tool-mcp-shared.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp pin ID [--json]
 
@@ -30,9 +27,9 @@ function pinJson(result: PinResult, diagnostics: readonly Diagnostic[], ok: bool
     server: result.server,
     lock_file: result.lockFile,
     written: result.written,
-    ...(result.probe.serverInfo !== undefined ? { serverInfo: result.probe.serverInfo } : {}),
+    ...(result.probe.serverInfo !== undefined ? { server_info: result.probe.serverInfo } : {}),
     ...(result.probe.protocolVersion !== undefined
-      ? { protocolVersion: result.probe.protocolVersion }
+      ? { protocol_version: result.probe.protocolVersion }
       : {}),
     tools: (result.pin?.tools ?? []).map((t) => ({ name: t.name, digest: t.digest })),
     accepted: driftJson(result.accepted),
@@ -68,47 +65,33 @@ function pinText(result: PinResult): string {
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
-  if (cmd.help) return printHelp(io, USAGE);
-  const id = cmd.positionals[0] ?? '';
-  const configDir = cmd.dirs.configDir;
-  const registry = await loadRegistry(configDir);
-  const entry = registry.servers.get(id);
-  if (!entry) {
-    const status = registry.statuses.find((s) => s.id === id);
-    const diagnostics: Diagnostic[] = status
-      ? diagnosticsAffecting(registry, id)
-      : [unknownServerDiagnostic(registry, id)];
-    if (cmd.json) printJson(io, { ok: false, server: id, written: false, tools: [], diagnostics });
-    else printDiagnostics(io, diagnostics);
-    return EXIT_FAILURE;
-  }
-  const credentials = await loadCredentials(configFiles(configDir).credentials, io.env);
-  const ctx = { env: io.env, home: io.home, cwd: io.cwd, credentials: credentials.source };
-  const secrets = planLaunch(entry.definition, ctx).secrets;
-  const out: CliIo = {
-    ...io,
-    stdout: (text) => {
-      io.stdout(maskSecrets(text, secrets));
-    },
-    stderr: (text) => {
-      io.stderr(maskSecrets(text, secrets));
-    },
-  };
-  const result = await pinServer(entry, { ...ctx, configDir });
+  const start = await startLiveCheck(args, io, {
+    usage: USAGE,
+    action: 'pinning it',
+    failure: (server, diagnostics) => ({
+      ok: false,
+      server,
+      written: false,
+      tools: [],
+      diagnostics,
+    }),
+  });
+  if (typeof start === 'number') return start;
+  const { id, entry, live } = start;
+  const result = await pinServer(entry, { ...live.ctx, configDir: start.configDir });
   const diagnostics = [
-    ...diagnosticsAffecting(registry, id),
-    ...credentials.diagnostics,
+    ...diagnosticsAffecting(start.registry, id),
+    ...live.diagnostics,
     ...result.diagnostics,
   ];
   const ok = result.ok && !hasErrors(diagnostics);
-  if (cmd.json) {
-    printJson(io, maskDeep(pinJson(result, diagnostics, ok), secrets));
+  if (start.json) {
+    printJson(io, maskDeep(pinJson(result, diagnostics, ok), live.secrets));
   } else {
-    out.stdout(pinText(result));
-    printDiagnostics(out, diagnostics);
+    live.out.stdout(pinText(result));
+    printDiagnostics(live.out, diagnostics);
     if (!result.ok) {
-      out.stderr(
+      live.out.stderr(
         `codex-mmo: ${id} was not pinned; ${result.lockFile} is unchanged. Fix the errors above, then run pin again\n`,
       );
     }

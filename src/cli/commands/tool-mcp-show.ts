@@ -4,17 +4,23 @@
  * reported as present (and from where) or missing; values are never printed. Nothing is launched.
  */
 import { basename } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 
-import { hasErrors, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import { hasErrors } from '../../diagnostics/diagnostic.js';
 import { configFiles } from '../../paths/directories.js';
 import { loadCredentials } from '../../registry/credentials.js';
 import { loadRegistry } from '../../registry/load-registry.js';
 import { checkReadiness, type Readiness } from '../../registry/readiness.js';
 import type { RegistryEntry, ServerDefinition } from '../../registry/types.js';
-import { diagnosticsAffecting, unknownServerDiagnostic } from '../../registry/validate-registry.js';
-import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { diagnosticsAffecting } from '../../registry/validate-registry.js';
+import {
+  parseCommand,
+  printDiagnostics,
+  printHelp,
+  printJson,
+  skipOptimisingCompilers,
+} from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+import { serverOrReport } from './tool-mcp-shared.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp show ID [--json]
 
@@ -126,37 +132,23 @@ function readinessJson(readiness: Readiness): Record<string, unknown> {
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
+  const cmd = parseCommand(args, io, {}, { min: 1, max: 1, names: ['ID'] });
   if (cmd.help) return printHelp(io, USAGE);
-  // An inspection runs for tens of milliseconds: V8's optimising compilers would spend more CPU
-  // warming up than they save, so this process stays on the interpreter and baseline compiler.
-  setFlagsFromString('--no-turbofan --no-maglev');
+  skipOptimisingCompilers();
   const id = cmd.positionals[0] ?? '';
   const registry = await loadRegistry(cmd.dirs.configDir);
-  const entry = registry.servers.get(id);
-  const status = registry.statuses.find((s) => s.id === id);
-
-  if (!entry) {
-    const diagnostics: Diagnostic[] = status
-      ? diagnosticsAffecting(registry, id)
-      : [unknownServerDiagnostic(registry, id)];
-    if (cmd.json) {
-      printJson(io, {
-        id,
-        ...(status ? { transport: status.transport, file: status.file } : {}),
-        ok: false,
-        diagnostics,
-      });
-    } else {
-      printDiagnostics(io, diagnostics);
-      if (status) {
-        io.stderr(
-          `codex-mmo: the definition of '${id}' in ${status.file} is invalid; fix the errors above\n`,
-        );
-      }
-    }
-    return EXIT_FAILURE;
-  }
+  const entry = serverOrReport(io, registry, id, {
+    json: cmd.json,
+    document: (diagnostics, status) => ({
+      id,
+      ...(status?.transport !== undefined ? { transport: status.transport } : {}),
+      ...(status !== undefined ? { file: status.file } : {}),
+      ok: false,
+      diagnostics,
+    }),
+    action: 'showing it',
+  });
+  if (!entry) return EXIT_FAILURE;
 
   const credentials = await loadCredentials(configFiles(cmd.dirs.configDir).credentials, io.env);
   const readiness = await checkReadiness(entry, {

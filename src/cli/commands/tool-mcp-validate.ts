@@ -4,14 +4,20 @@
  * without launching anything. Exit 1 when any error is found.
  */
 import { basename } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 
 import { summarize } from '../../diagnostics/diagnostic.js';
 import { configFiles } from '../../paths/directories.js';
 import { loadCredentials } from '../../registry/credentials.js';
 import { loadRegistry } from '../../registry/load-registry.js';
 import { validateRegistry } from '../../registry/validate-registry.js';
-import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import {
+  formatTable,
+  parseCommand,
+  printDiagnostics,
+  printHelp,
+  printJson,
+  skipOptimisingCompilers,
+} from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp validate [ID] [--json]
@@ -25,9 +31,7 @@ Exit status: 0 valid (warnings allowed), 1 errors found.`;
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 0, max: 1 });
   if (cmd.help) return printHelp(io, USAGE);
-  // An inspection runs for tens of milliseconds: V8's optimising compilers would spend more CPU
-  // warming up than they save, so this process stays on the interpreter and baseline compiler.
-  setFlagsFromString('--no-turbofan --no-maglev');
+  skipOptimisingCompilers();
   const onlyId = cmd.positionals[0];
   const [registry, credentials] = await Promise.all([
     loadRegistry(cmd.dirs.configDir),

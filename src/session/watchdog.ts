@@ -1,0 +1,73 @@
+/**
+ * The session watchdog: a tiny detached `/bin/sh` whose input is a pipe from the supervising
+ * codex-mmo process. If that input closes without the word `done` — the supervisor was killed
+ * (`kill -9`, out of memory) and could not end its session — the watchdog sends SIGTERM to the
+ * session root Codex and to every participant process group it was told about, and SIGKILL to
+ * whatever is still there after a grace period. Codex itself never learns about the watchdog.
+ */
+import { spawn } from 'node:child_process';
+
+/** Seconds between SIGTERM and SIGKILL. */
+export const WATCHDOG_GRACE_SEC = 5;
+
+const SCRIPT = `
+trap '' INT HUP QUIT PIPE
+root=$1
+grace=$2
+groups=
+while read -r word rest; do
+  case $word in
+    done) exit 0 ;;
+    groups) groups=$rest ;;
+  esac
+done
+kill -s TERM "$root" 2>/dev/null
+for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
+i=0
+while [ "$i" -lt "$grace" ] && kill -0 "$root" 2>/dev/null; do sleep 1; i=$((i + 1)); done
+kill -s KILL "$root" 2>/dev/null
+for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+exit 0
+`;
+
+export interface Watchdog {
+  /** The watchdog's own process id, if it started. */
+  readonly pid: number | undefined;
+  /** The participant process groups to end with the session (replaces the previous list). */
+  setGroups(pids: readonly number[]): void;
+  /** The session has ended normally: the watchdog exits without signalling anything. */
+  release(): void;
+}
+
+/**
+ * Starts a watchdog for the Codex process `rootPid`. Failing to start one (no `/bin/sh`) is not
+ * an error: the session runs, only without this protection.
+ */
+export function startWatchdog(rootPid: number, graceSec = WATCHDOG_GRACE_SEC): Watchdog {
+  const child = spawn(
+    '/bin/sh',
+    ['-c', SCRIPT, 'codex-mmo-watchdog', String(rootPid), String(graceSec)],
+    { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
+  );
+  child.on('error', () => undefined);
+  child.stdin.on('error', () => undefined);
+  // neither the watchdog nor its pipe may keep the supervisor alive
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void }).unref?.();
+  let released = false;
+  let last = '';
+  return {
+    pid: child.pid,
+    setGroups(pids) {
+      const line = `groups ${[...new Set(pids)].sort((a, b) => a - b).join(' ')}\n`;
+      if (released || line === last || !child.stdin.writable) return;
+      last = line;
+      child.stdin.write(line);
+    },
+    release() {
+      if (released) return;
+      released = true;
+      if (child.stdin.writable) child.stdin.end('done\n');
+    },
+  };
+}
