@@ -14,6 +14,7 @@ export {
   type DiagnosticInit,
   type Severity,
 } from './diagnostics/diagnostic.js';
+export { didYouMean, editDistance, suggest } from './diagnostics/did-you-mean.js';
 export {
   CodexMmoError,
   IntegrityError,
@@ -45,8 +46,10 @@ export {
 } from './toml/parse-toml.js';
 export {
   formatKeyPath,
+  keyLocation,
   scanKeyPositions,
   KeyPositions,
+  type KeyLocation,
   type KeyPath,
   type Position,
 } from './toml/key-positions.js';
@@ -144,7 +147,6 @@ export {
 } from './registry/diagnostic-codes.js';
 export { fragmentJsonSchema } from './registry/fragment-schema.js';
 export { checkUrl, isLoopbackHost, type UrlFinding } from './registry/url-rules.js';
-export { didYouMean, editDistance, suggest } from './diagnostics/did-you-mean.js';
 
 // --- profile ---
 export {
@@ -183,6 +185,7 @@ export { loadPack, MAX_PACK_FILE_BYTES, type LoadedPack } from './profile/load-p
 export {
   checkGrants,
   effectiveGrant,
+  grantedServers,
   lifecycleWaitSec,
   meshToolTimeoutSec,
   nativeClosure,
@@ -192,7 +195,6 @@ export {
   type ResolveOptions,
 } from './profile/resolve-plan.js';
 export {
-  grantedServers,
   withGrantProblems,
   registryDiagnosticsFor,
   registryInputs,
@@ -232,14 +234,6 @@ export {
   type DoctorReport,
   type DoctorServer,
 } from './profile/doctor.js';
-export {
-  detectCodex,
-  findCodex,
-  locateCodex,
-  parseCodexVersion,
-  CODEX_VERSION_TIMEOUT_MS,
-  type CodexDetection,
-} from './codex/find-codex.js';
 
 // --- compile ---
 export {
@@ -288,6 +282,14 @@ export {
 } from './snapshot/types.js';
 
 // --- codex ---
+export {
+  detectCodex,
+  findCodex,
+  locateCodex,
+  parseCodexVersion,
+  CODEX_VERSION_TIMEOUT_MS,
+  type CodexDetection,
+} from './codex/find-codex.js';
 export {
   CODEX_CLI_TIMEOUT_MS,
   codexMcpGet,
@@ -339,24 +341,6 @@ export type {
   TurnInfo,
   TurnStartParams,
 } from './codex/app-server-protocol.js';
-export {
-  SMOKE_SPAWN_MARKER,
-  grantedTools,
-  meshAssignments,
-  smokeHome,
-  smokeProfile,
-  toolDifference,
-  type SmokeMeasurement,
-  type SmokeMesh,
-  type SmokeMissingEnv,
-  type SmokeReport,
-  type SmokeRequest,
-  type SmokeRole,
-  type SmokeRoleKind,
-  type SmokeServerFailure,
-  type SmokeVia,
-  type ToolsByServer,
-} from './session/smoke.js';
 
 // --- session ---
 export {
@@ -426,6 +410,24 @@ export {
 export { WATCHDOG_GRACE_SEC, startWatchdog, type Watchdog } from './session/watchdog.js';
 export { copyAuth, writeProcessHome } from './session/codex-home.js';
 export { isAlive, signalGroup, terminateGroup } from './session/process-control.js';
+export {
+  SMOKE_SPAWN_MARKER,
+  grantedTools,
+  meshAssignments,
+  smokeHome,
+  smokeProfile,
+  toolDifference,
+  type SmokeMeasurement,
+  type SmokeMesh,
+  type SmokeMissingEnv,
+  type SmokeReport,
+  type SmokeRequest,
+  type SmokeRole,
+  type SmokeRoleKind,
+  type SmokeServerFailure,
+  type SmokeVia,
+  type ToolsByServer,
+} from './session/smoke.js';
 
 // --- mesh ---
 export { authorize, visibleRoles, type Authorization, type MeshAction } from './mesh/authorize.js';

@@ -149,20 +149,6 @@ export interface AgentMessageDeltaParams {
   readonly delta: string;
 }
 
-/** Methods of the requests the server sends to the client (approvals and input). */
-export const SERVER_REQUEST_METHODS = [
-  'item/commandExecution/requestApproval',
-  'item/fileChange/requestApproval',
-  'item/tool/requestUserInput',
-  'mcpServer/elicitation/request',
-  'item/permissions/requestApproval',
-  'item/tool/call',
-  'account/chatgptAuthTokens/refresh',
-  'attestation/generate',
-  'applyPatchApproval',
-  'execCommandApproval',
-] as const;
-
 /** A request from the server to the client, e.g. an approval of an MCP tool call. */
 export interface ServerRequest {
   readonly id: RequestId;

@@ -12,6 +12,18 @@ import type { Environment } from '../paths/directories.js';
 /** How long `codex --version` may take. */
 export const CODEX_VERSION_TIMEOUT_MS = 15_000;
 
+/** The only launch-environment names `codex --version` runs with. */
+export const VERSION_ENV_NAMES: readonly string[] = [
+  'HOME',
+  'PATH',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+  'TMPDIR',
+];
+
 export type CodexDetection =
   | { readonly kind: 'found'; readonly path: string; readonly version: string }
   | { readonly kind: 'not-found'; readonly reason: string }
@@ -60,8 +72,12 @@ function runVersion(
   path: string,
   env: Environment,
 ): Promise<{ ok: true; output: string } | { ok: false; reason: string }> {
+  // built, not inherited: `codex --version` needs no credential of the launch environment
   const childEnv: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
+  for (const name of VERSION_ENV_NAMES) {
+    const value = Object.hasOwn(env, name) ? env[name] : undefined;
+    if (value !== undefined) childEnv[name] = value;
+  }
   return new Promise((resolve) => {
     execFile(
       path,

@@ -8,6 +8,7 @@
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { configFiles } from '../paths/directories.js';
 import { isCredentialName, isCredentialValue } from '../registry/credential-patterns.js';
+import { safeKey } from '../registry/diagnostic-sink.js';
 import { formatBytes, readConfigFile } from '../registry/read-config-file.js';
 import type { FragmentSource } from '../registry/types.js';
 import { formatKeyPath, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
@@ -61,9 +62,12 @@ function checkAgentsTable(
     );
     return;
   }
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    const path: KeyPath = ['agents', key];
-    const expected = CODEX_AGENTS_SETTINGS[key];
+  for (const [rawKey, item] of Object.entries(value as Record<string, unknown>)) {
+    const path: KeyPath = ['agents', rawKey];
+    const expected = Object.hasOwn(CODEX_AGENTS_SETTINGS, rawKey)
+      ? CODEX_AGENTS_SETTINGS[rawKey]
+      : undefined;
+    const key = safeKey(rawKey);
     if (expected === undefined) {
       const isRole = typeof item === 'object' && item !== null && !Array.isArray(item);
       report(
@@ -119,7 +123,8 @@ function checkBaseTable(table: TomlTable, file: string, positions: KeyPositions)
         file,
         line: at?.line,
         column: at?.column,
-        path: formatKeyPath(path),
+        // a key pasted from a token is never shown
+        path: formatKeyPath(path.map((s) => (typeof s === 'string' ? safeKey(s) : s))),
       }),
     );
   };
@@ -152,6 +157,14 @@ function checkBaseTable(table: TomlTable, file: string, positions: KeyPositions)
     }
     if (typeof value === 'object' && value !== null) {
       for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+        if (isCredentialValue(key)) {
+          report(
+            'codex-base-credential',
+            [...path, key],
+            'this key looks like a credential (a token or key); codex-base.toml is copied into every snapshot and rendered config, so it must not hold secrets — remove it',
+          );
+          continue;
+        }
         visit(item, [...path, key]);
       }
     }
@@ -161,12 +174,12 @@ function checkBaseTable(table: TomlTable, file: string, positions: KeyPositions)
       checkAgentsTable(value, report);
       continue;
     }
-    const instead = COMPILER_OWNED_KEYS[key];
+    const instead = Object.hasOwn(COMPILER_OWNED_KEYS, key) ? COMPILER_OWNED_KEYS[key] : undefined;
     if (instead !== undefined) {
       report('codex-base-owned-key', [key], `\`${key}\` is written by the compiler: ${instead}`);
       continue;
     }
-    visit(value, [key]);
+    visit({ [key]: value }, []);
   }
   return diagnostics;
 }

@@ -3,7 +3,7 @@
  * every `agents/**\/*.toml` as a role, so a role file that is not part of the rendering is refused
  * rather than silently left to be loaded or silently deleted.
  */
-import { mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 import { CodexMmoError, IoError, describeError } from '../errors.js';
@@ -28,7 +28,10 @@ async function strayRoleFiles(dir: string, expected: ReadonlySet<string>): Promi
     .sort();
 }
 
-/** Writes the files of `home` under `dir`, creating directories as needed. */
+/**
+ * Writes the files of `home` under `dir`, creating directories as needed: files private to the
+ * user (0600), new directories 0700.
+ */
 export async function writeRenderedHome(home: RenderedHome, dir: string): Promise<void> {
   const existing = await stat(dir).catch(() => undefined);
   if (existing !== undefined && !existing.isDirectory()) {
@@ -49,8 +52,9 @@ export async function writeRenderedHome(home: RenderedHome, dir: string): Promis
   for (const [relative, text] of home.files) {
     const file = join(dir, relative);
     try {
-      await mkdir(dirname(file), { recursive: true });
-      await writeFile(file, text, { encoding: 'utf8', mode: 0o644 });
+      await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+      await writeFile(file, text, { encoding: 'utf8', mode: 0o600 });
+      await chmod(file, 0o600);
     } catch (error) {
       throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
     }

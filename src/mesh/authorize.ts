@@ -3,7 +3,7 @@
  * `spawn` list, and may message, wait on and stop participants whose role is in its `control`
  * list — nothing else, whoever started the participant. Pure.
  */
-import type { ProfileData } from '../profile/types.js';
+import type { ProfileData, RoleSpec } from '../profile/types.js';
 
 export type MeshAction = 'spawn' | 'send' | 'wait' | 'stop';
 
@@ -21,6 +21,14 @@ function list(names: readonly string[]): string {
   return names.length === 0 ? 'none' : names.join(', ');
 }
 
+/**
+ * The role named `name`, or undefined: only the profile's own roles count, never a property every
+ * object has (`constructor`, `__proto__`), whatever a caller claims to be.
+ */
+export function roleOf(profile: ProfileData, name: string): RoleSpec | undefined {
+  return Object.hasOwn(profile.agents, name) ? profile.agents[name] : undefined;
+}
+
 /** Whether role `caller` may perform `action` on a participant of role `target`. */
 export function authorize(
   profile: ProfileData,
@@ -28,7 +36,7 @@ export function authorize(
   action: MeshAction,
   target: string,
 ): Authorization {
-  const role = profile.agents[caller];
+  const role = roleOf(profile, caller);
   if (role === undefined) {
     return {
       ok: false,
@@ -38,7 +46,7 @@ export function authorize(
   const grant = action === 'spawn' ? role.spawn : role.control;
   const grantName = action === 'spawn' ? 'spawn' : 'control';
   if (grant.includes(target)) return { ok: true };
-  const known = profile.agents[target] !== undefined;
+  const known = roleOf(profile, target) !== undefined;
   return {
     ok: false,
     message:
@@ -49,5 +57,5 @@ export function authorize(
 
 /** The roles whose participants `caller` may see in `list_participants` (its control grant). */
 export function visibleRoles(profile: ProfileData, caller: string): ReadonlySet<string> {
-  return new Set(profile.agents[caller]?.control ?? []);
+  return new Set(roleOf(profile, caller)?.control ?? []);
 }

@@ -270,7 +270,7 @@ export class Participant {
       if (!this.isFinished()) this.setStatus('idle');
       throw new MeshError(
         'failed',
-        `participant ${this.id} could not start a turn: ${describeError(error)}`,
+        this.mask(`participant ${this.id} could not start a turn: ${describeError(error)}`),
       );
     }
   }

@@ -21,7 +21,7 @@ import { writeProcessHome } from '../session/codex-home.js';
 import { maskSecrets } from '../session/mask-secrets.js';
 import { findProcess, processEnvironment } from '../session/process-env.js';
 import type { Snapshot } from '../snapshot/types.js';
-import { authorize, visibleRoles, type MeshAction } from './authorize.js';
+import { authorize, roleOf, visibleRoles, type MeshAction } from './authorize.js';
 import { meshLaunchFor } from './mesh-command.js';
 import {
   LineDecoder,
@@ -147,7 +147,7 @@ export class SessionBroker {
 
   private checkCaller(caller: MeshCaller): void {
     const profile = this.options.snapshot.profile;
-    if (profile.agents[caller.process] === undefined) {
+    if (roleOf(profile, caller.process) === undefined) {
       throw new MeshError(
         'refused',
         `role '${caller.process}' is not part of profile '${profile.name}'`,
@@ -199,7 +199,7 @@ export class SessionBroker {
               caller.participant,
               (this.connections.get(caller.participant) ?? 0) + 1,
             );
-            const role = this.options.snapshot.profile.agents[caller.process];
+            const role = roleOf(this.options.snapshot.profile, caller.process);
             reply({
               id: request.id,
               result: {

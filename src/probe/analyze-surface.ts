@@ -10,7 +10,7 @@ import { didYouMean } from '../diagnostics/did-you-mean.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { entryLocation } from '../registry/entry-location.js';
 import type { ApprovalMode, RegistryEntry } from '../registry/types.js';
-import { formatKeyPath, type KeyPositions } from '../toml/key-positions.js';
+import { keyLocation, type KeyLocation, type KeyPositions } from '../toml/key-positions.js';
 import { approvalRisk, codexAsksApproval } from './approval-risk.js';
 import type { ServerPin } from './lock-format.js';
 import { maskDeep } from './mask-secrets.js';
@@ -95,15 +95,8 @@ export function analyzeSurface(
 
   const pin = pinRef.pin;
   const pinned = new Map((pin?.tools ?? []).map((t) => [t.name, t]));
-  const lockLocation = (tool: string): Partial<Diagnostic> => {
-    const path = ['servers', server, 'tools', tool];
-    const position = pinRef.positions?.lookup(path);
-    return {
-      file: pinRef.file,
-      ...(position !== undefined ? { line: position.line, column: position.column } : {}),
-      path: formatKeyPath(path),
-    };
-  };
+  const lockLocation = (tool: string): KeyLocation =>
+    keyLocation(pinRef.file, pinRef.positions, ['servers', server, 'tools', tool]);
 
   const tools: ProbedTool[] = [];
   const drift: ToolDrift[] = [];
@@ -194,12 +187,7 @@ export function analyzeSurface(
         code: 'tool-not-pinned',
         message: `${unpinned.length === 1 ? 'enabled tool' : 'enabled tools'} ${listNames(unpinned)} of server '${server}' ${unpinned.length === 1 ? 'is' : 'are'} not in its pin; review them, then run \`${pinCommand}\` to record them`,
         server,
-        file: pinRef.file,
-        ...(() => {
-          const position = pinRef.positions?.lookup(['servers', server]);
-          return position !== undefined ? { line: position.line, column: position.column } : {};
-        })(),
-        path: formatKeyPath(['servers', server]),
+        ...keyLocation(pinRef.file, pinRef.positions, ['servers', server]),
       }),
     );
   }

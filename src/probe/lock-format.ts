@@ -8,7 +8,7 @@ import { stringify } from 'smol-toml';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Transport } from '../registry/types.js';
 import type { ToolPin } from '../snapshot/types.js';
-import { formatKeyPath, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
+import { keyLocation, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
 import { parseTomlBytes } from '../toml/parse-toml.js';
 
 export const LOCK_VERSION = 1;
@@ -103,17 +103,8 @@ export function parseLock(bytes: Uint8Array, file: string): ParsedLock {
   const { value, positions } = parsed;
   const diagnostics: Diagnostic[] = [];
   const at = (path: KeyPath, code: string, message: string, severity: 'error' | 'warning') => {
-    const position = positions.lookup(path);
     diagnostics.push(
-      diagnostic({
-        severity,
-        code,
-        message,
-        file,
-        line: position?.line,
-        column: position?.column,
-        path: formatKeyPath(path),
-      }),
+      diagnostic({ severity, code, message, ...keyLocation(file, positions, path) }),
     );
   };
   const invalid = (path: KeyPath, message: string) => {

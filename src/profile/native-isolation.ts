@@ -6,7 +6,7 @@
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { referencedEnvVars } from '../registry/types.js';
-import { formatKeyPath, type KeyPath } from '../toml/key-positions.js';
+import { keyLocation, type KeyPath } from '../toml/key-positions.js';
 import type { PlanSource } from './resolve-plan.js';
 import type { ProfileData, ResolvedPlan } from './types.js';
 
@@ -188,13 +188,7 @@ export function nativeIsolationDiagnostics(
   const listings = nativeListings(profile, plan);
   for (const delta of nativeRoleDeltas(profile, plan)) {
     const path = listings.get(delta.process)?.get(delta.role) ?? ['agents', delta.role];
-    const at = source?.positions?.lookup(path);
-    const where = {
-      file: source?.file,
-      line: at?.line,
-      column: at?.column,
-      path: formatKeyPath(path),
-    };
+    const where = keyLocation(source?.file, source?.positions, path);
     const differs =
       delta.gains.length > 0 ||
       delta.loses.length > 0 ||

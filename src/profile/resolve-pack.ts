@@ -11,8 +11,6 @@ import type { LoadedPack } from './load-pack.js';
 import { checkGrants, grantedServers, resolvePlan } from './resolve-plan.js';
 import type { ProfilePack, ResolvedPlan } from './types.js';
 
-export { grantedServers } from './resolve-plan.js';
-
 export interface RegistryDiagnosticOptions {
   /** Add an info counting the registry's problems that do not affect these servers (default true). */
   readonly countOthers?: boolean;

@@ -6,7 +6,7 @@
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggest } from '../diagnostics/did-you-mean.js';
 import { RESERVED_SERVER_ID, referencedEnvVars, type ServerDefinition } from '../registry/types.js';
-import { formatKeyPath, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
+import { keyLocation, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
 import {
   CODEX_DEFAULT_STARTUP_TIMEOUT_SEC,
   LIFECYCLE_WAIT_FLOOR_SEC,
@@ -234,17 +234,8 @@ function planReporter(
   source: PlanSource | undefined,
 ): (code: string, path: KeyPath, message: string, server?: string) => void {
   return (code, path, message, server) => {
-    const at = source?.positions?.lookup(path);
     diagnostics.push(
-      diagnostic({
-        code,
-        message,
-        file: source?.file,
-        line: at?.line,
-        column: at?.column,
-        path: formatKeyPath(path),
-        server,
-      }),
+      diagnostic({ code, message, ...keyLocation(source?.file, source?.positions, path), server }),
     );
   };
 }

@@ -4,7 +4,7 @@
  * settings could be read as a promise they do not make.
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
-import { formatKeyPath, type KeyPath } from '../toml/key-positions.js';
+import { keyLocation, type KeyLocation, type KeyPath } from '../toml/key-positions.js';
 import type { PlanSource } from './resolve-plan.js';
 import type { ProfileData, ResolvedPlan } from './types.js';
 
@@ -19,14 +19,7 @@ export function securityNotes(
   source?: PlanSource,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const at = (path: KeyPath): { file?: string; line?: number; column?: number; path: string } => {
-    const position = source?.positions?.lookup(path);
-    return {
-      ...(source?.file !== undefined ? { file: source.file } : {}),
-      ...(position ? { line: position.line, column: position.column } : {}),
-      path: formatKeyPath(path),
-    };
-  };
+  const at = (path: KeyPath): KeyLocation => keyLocation(source?.file, source?.positions, path);
   for (const role of Object.values(profile.agents)) {
     const resolved = plan.roles[role.name];
     if (resolved === undefined) continue;

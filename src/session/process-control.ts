@@ -27,16 +27,6 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Resolves once `child` has exited (at once if it already has). */
-export function exited(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) =>
-    child.once('exit', () => {
-      resolve();
-    }),
-  );
-}
-
 /**
  * Ends a process group: SIGTERM, then SIGKILL after `graceMs` if the leader is still alive.
  * Resolves when the leader has exited or the kill was sent.

@@ -10,6 +10,9 @@ import { spawn } from 'node:child_process';
 /** Seconds between SIGTERM and SIGKILL. */
 export const WATCHDOG_GRACE_SEC = 5;
 
+/** The watchdog's whole environment: it needs only `kill` and `sleep`. */
+export const WATCHDOG_ENV: Readonly<Record<string, string>> = { PATH: '/usr/bin:/bin' };
+
 const SCRIPT = `
 trap '' INT HUP QUIT PIPE
 root=$1
@@ -47,7 +50,8 @@ export function startWatchdog(rootPid: number, graceSec = WATCHDOG_GRACE_SEC): W
   const child = spawn(
     '/bin/sh',
     ['-c', SCRIPT, 'codex-mmo-watchdog', String(rootPid), String(graceSec)],
-    { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
+    // built, not inherited: the supervisor's environment holds credential values
+    { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: WATCHDOG_ENV },
   );
   child.on('error', () => undefined);
   child.stdin.on('error', () => undefined);

@@ -30,7 +30,7 @@ export function normaliseProfile(profile: ProfileData): ProfileData {
   };
 }
 
-/** IDs of every server granted to any role, sorted. */
+/** IDs of every server granted to any role, sorted: another name for `grantedServers`. */
 export const grantedServerIds: (profile: ProfileData) => string[] = grantedServers;
 
 /**
@@ -45,7 +45,7 @@ export function buildSnapshot(
 ): Snapshot {
   const kept: Record<string, ServerDefinition> = {};
   const keptPins: Record<string, ToolPin[]> = {};
-  for (const id of grantedServerIds(profile)) {
+  for (const id of grantedServers(profile)) {
     const definition = servers.get(id);
     if (definition === undefined) continue;
     kept[id] = plain(definition);

@@ -88,6 +88,31 @@ export function formatKeyPath(path: KeyPath): string {
   return out;
 }
 
+/** Where a key is written: ready to spread into `diagnostic({...})`. */
+export interface KeyLocation {
+  readonly file?: string;
+  readonly line?: number;
+  readonly column?: number;
+  readonly path: string;
+}
+
+/**
+ * The file, line and column of the key at `path` (or of its nearest enclosing key; none when the
+ * document has no position for it) and the path in human form.
+ */
+export function keyLocation(
+  file: string | undefined,
+  positions: KeyPositions | undefined,
+  path: KeyPath,
+): KeyLocation {
+  const at = positions?.lookup(path);
+  return {
+    ...(file !== undefined ? { file } : {}),
+    ...(at !== undefined ? { line: at.line, column: at.column } : {}),
+    path: formatKeyPath(path),
+  };
+}
+
 /*
  * Sticky patterns for the runs the scanner skips. The regular-expression engine runs them as
  * native code, which keeps a cold, once-per-command scan fast.

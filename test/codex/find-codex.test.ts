@@ -71,4 +71,21 @@ describe('findCodex', () => {
     const result = await detectCodex(silent, { PATH: '/usr/bin:/bin' });
     expect(result).toMatchObject({ kind: 'failed' });
   });
+
+  it('runs `codex --version` with only base names of the launch environment', async () => {
+    const dir = await tmpDir();
+    const probe = join(dir, 'codex-env');
+    // the patch number says whether the canary variable reached the process
+    await writeFile(
+      probe,
+      '#!/bin/sh\nif [ -n "$OPENAI_API_KEY$MMO_CANARY" ]; then echo codex-cli 1.0.9; else echo codex-cli 1.0.0; fi\n',
+      { mode: 0o755 },
+    );
+    const env = {
+      PATH: '/usr/bin:/bin',
+      OPENAI_API_KEY: 'sk-canary-find-codex-0123456789',
+      MMO_CANARY: 'canary-find-codex',
+    };
+    expect(await detectCodex(probe, env)).toEqual({ kind: 'found', path: probe, version: '1.0.0' });
+  });
 });

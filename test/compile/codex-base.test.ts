@@ -168,6 +168,27 @@ describe('validateCodexBase', () => {
     }
   });
 
+  it('rejects a key shaped like a credential without showing it', () => {
+    const canary = 'ghp_CANARYcanary0123456789abcdefABCD';
+    const { diagnostics } = validate(
+      [
+        `"${canary}" = "x"`,
+        '[model_providers.corp.http_headers]',
+        `"${canary}" = "y"`,
+        '[agents]',
+        `"${canary}" = 1`,
+        'constructor = 2',
+      ].join('\n'),
+    );
+    expect(diagnostics.map((d) => [d.code, d.path])).toEqual([
+      ['codex-base-credential', '"<redacted>"'],
+      ['codex-base-credential', 'model_providers.corp.http_headers."<redacted>"'],
+      ['codex-base-owned-key', 'agents."<redacted>"'],
+      ['codex-base-owned-key', 'agents.constructor'],
+    ]);
+    expect(JSON.stringify(diagnostics)).not.toContain('CANARY');
+  });
+
   it('rejects date-time values', () => {
     const { diagnostics } = validate('when = 1979-05-27T07:32:00Z\n');
     expect(diagnostics).toMatchObject([{ code: 'codex-base-datetime', path: 'when', line: 1 }]);

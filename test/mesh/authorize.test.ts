@@ -49,6 +49,17 @@ describe('authorize', () => {
     expect(authorize(spawnOnly, 'lead', 'stop', 'researcher').ok).toBe(false);
   });
 
+  it('counts only the roles of the profile, never properties every object has', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(authorize(PROFILE, name, 'spawn', 'researcher')).toEqual({
+        ok: false,
+        message: `caller role '${name}' is not part of profile 'team'`,
+      });
+      expect(authorize(PROFILE, 'lead', 'stop', name).ok).toBe(false);
+      expect([...visibleRoles(PROFILE, name)]).toEqual([]);
+    }
+  });
+
   it('lists the control grant as the visible roles', () => {
     expect([...visibleRoles(PROFILE, 'lead')]).toEqual(['researcher']);
     expect([...visibleRoles(PROFILE, 'ghost')]).toEqual([]);

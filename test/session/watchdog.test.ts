@@ -4,11 +4,13 @@
  * ignores SIGTERM), while a supervisor that releases the watchdog leaves everything alone.
  */
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 
 import { isAlive } from '../../src/session/process-control.js';
+import { WATCHDOG_ENV, startWatchdog } from '../../src/session/watchdog.js';
 import { REPO, requireBuild, waitFor } from './world.js';
 
 const WATCHDOG = join(REPO, 'dist/session/watchdog.js');
@@ -69,5 +71,25 @@ describe('session watchdog', () => {
     expect(isAlive(group)).toBe(true);
     process.kill(root, 'SIGKILL');
     process.kill(-group, 'SIGKILL');
+  }, 20_000);
+
+  it('runs with a built environment, not the environment of the supervisor', async () => {
+    const canary = 'wd-canary-7f3a9c1e';
+    vi.stubEnv('MMO_WATCHDOG_CANARY', canary);
+    const root = spawn('sleep', ['60'], { stdio: 'ignore' });
+    const watchdog = startWatchdog(root.pid ?? 0, 1);
+    try {
+      expect(watchdog.pid).toBeDefined();
+      await waitFor(() => isAlive(watchdog.pid ?? 0), 5_000);
+      const environ = await readFile(`/proc/${String(watchdog.pid)}/environ`, 'utf8');
+      expect(environ).not.toContain(canary);
+      expect(environ.split('\0').filter((e) => e !== '')).toEqual(
+        Object.entries(WATCHDOG_ENV).map(([k, v]) => `${k}=${v}`),
+      );
+    } finally {
+      vi.unstubAllEnvs();
+      watchdog.release();
+      root.kill('SIGKILL');
+    }
   }, 20_000);
 });

@@ -12,6 +12,7 @@ import { loadRegistry } from '../../registry/load-registry.js';
 import { checkReadiness, type Readiness } from '../../registry/readiness.js';
 import type { RegistryEntry, ServerDefinition } from '../../registry/types.js';
 import { diagnosticsAffecting } from '../../registry/validate-registry.js';
+import { formatKeyPath } from '../../toml/key-positions.js';
 import {
   parseCommand,
   printDiagnostics,
@@ -29,10 +30,9 @@ Show one Tool MCP server: its definition as the registry holds it, the fragment 
 to, its working directory, and whether each referenced environment variable is present and where
 from (environment or credentials.env). Values are never printed. Nothing is launched.`;
 
-const BARE_KEY = /^[A-Za-z0-9_-]+$/;
-
+/** A TOML key: bare when it can be, quoted otherwise. */
 function tomlKey(key: string): string {
-  return BARE_KEY.test(key) ? key : JSON.stringify(key);
+  return formatKeyPath([key]);
 }
 
 function tomlValue(value: unknown): string {
