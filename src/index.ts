@@ -448,10 +448,21 @@ export {
   createMeshServer,
   type MeshServerInfo,
 } from './mesh/mesh-server.js';
-export { SessionBroker, type BrokerOptions } from './mesh/session-broker.js';
+export { NO_CREDENTIAL_MESSAGE, SessionBroker, type BrokerOptions } from './mesh/session-broker.js';
 export { BrokerClient, type HelloResult } from './mesh/broker-client.js';
 export { Participant, type ParticipantSpec } from './mesh/participant.js';
-export { serveMesh, unavailableBackend, type ServeMeshOptions } from './mesh/serve-mesh.js';
+export {
+  failingBackend,
+  serveMesh,
+  unavailableBackend,
+  type ServeMeshOptions,
+} from './mesh/serve-mesh.js';
+export {
+  MESH_TOKEN_ENV,
+  MeshCredentials,
+  newMeshToken,
+  type MeshIdentity,
+} from './mesh/mesh-credential.js';
 export {
   checkMeshCommand,
   cliEntryPath,

@@ -19,7 +19,7 @@ import {
 import { RESERVED_SERVER_ID, type ServerDefinition } from '../registry/types.js';
 import type { Snapshot } from '../snapshot/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
-import type { MeshLaunch, RenderedHome, RenderOptions } from './types.js';
+import { MESH_TOKEN_ENV, type MeshLaunch, type RenderedHome, type RenderOptions } from './types.js';
 
 /** Marks the session directory in a rendered `mmo_mesh` entry before launch fills it in. */
 export const MESH_SESSION_PLACEHOLDER = '<filled-in-at-launch>';
@@ -112,7 +112,7 @@ function meshTable(launch: MeshLaunch, enabled: boolean, toolTimeoutSec: number)
   return {
     command: launch.command,
     args: [...launch.args],
-    env_vars: [],
+    env_vars: [MESH_TOKEN_ENV],
     enabled,
     required: enabled,
     default_tools_approval_mode: 'approve',
@@ -202,6 +202,21 @@ function serversFor(
   return servers;
 }
 
+/**
+ * The operator's `shell_environment_policy` with the mesh credential's variable added to its
+ * `exclude` list: `mmo_mesh` receives the credential through `env_vars`, the model's shell
+ * commands never do (Codex 0.149 passes every variable to them by default).
+ */
+function excludeMeshToken(policy: unknown): TomlTable {
+  const table: TomlTable =
+    typeof policy === 'object' && policy !== null && !Array.isArray(policy)
+      ? { ...(policy as TomlTable) }
+      : {};
+  const exclude: unknown[] = Array.isArray(table.exclude) ? table.exclude : [];
+  table.exclude = exclude.includes(MESH_TOKEN_ENV) ? exclude : [...exclude, MESH_TOKEN_ENV];
+  return table;
+}
+
 /** The TOML tables of one process's home, before serialisation: `config.toml` and role files. */
 export function renderProcessTables(
   snapshot: Snapshot,
@@ -214,6 +229,9 @@ export function renderProcessTables(
   const config = deepCopy(snapshot.base);
   roleSettings(root, config);
   config.mcp_servers = serversFor(snapshot, plan, process, process.root, options);
+  if (process.mesh) {
+    config.shell_environment_policy = excludeMeshToken(config.shell_environment_policy);
+  }
   const natives = process.roles.filter((name) => name !== process.root);
   const roles = new Map<string, TomlTable>();
   if (natives.length > 0) {

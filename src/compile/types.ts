@@ -3,6 +3,12 @@
  * `agents/<role>.toml` per reachable native role), as text keyed by relative path.
  */
 
+/**
+ * The variable that carries a Codex process's mesh credential to its `mmo_mesh` server (listed
+ * in the rendered entry's `env_vars`); the value exists only in memory and in process environments.
+ */
+export const MESH_TOKEN_ENV = 'CODEX_MMO_MESH_TOKEN';
+
 /** How the rendered `mmo_mesh` entry starts the mesh server; filled in at launch. */
 export interface MeshLaunch {
   readonly command: string;

@@ -1,6 +1,6 @@
 /**
  * The `mesh serve` side of the session socket: connects to the session broker, introduces the
- * caller (`hello`), and forwards each mesh tool call as one request line. Implements
+ * caller (`hello`, with the calling process's mesh credential), and forwards each mesh tool call as one request line. Implements
  * `MeshBackend`; a lost broker turns every call into a `MeshError('unavailable')`.
  */
 import { createConnection, type Socket } from 'node:net';
@@ -61,10 +61,14 @@ export class BrokerClient implements MeshBackend {
     });
   }
 
-  /** Connects and introduces the caller; MeshError('unavailable') when no broker listens. */
+  /**
+   * Connects and introduces the caller with its credential (`token`); MeshError('unavailable')
+   * when no broker listens, MeshError('refused') when the broker does not accept the credential.
+   */
   static async connect(
     socketPath: string,
     caller: MeshCaller,
+    token: string | undefined,
   ): Promise<{ client: BrokerClient; hello: HelloResult }> {
     const socket = await new Promise<Socket>((resolve, reject) => {
       const s = createConnection(socketPath);
@@ -84,6 +88,7 @@ export class BrokerClient implements MeshBackend {
       const hello = (await client.call('hello', {
         process: caller.process,
         participant: caller.participant,
+        ...(token !== undefined && token !== '' ? { token } : {}),
       })) as HelloResult;
       return { client, hello };
     } catch (error) {

@@ -1,6 +1,7 @@
 /**
  * `mesh serve`: the process Codex starts for `mmo_mesh`. Finds the session broker through the
- * session record, introduces itself as the given process, and serves the mesh tools over stdio
+ * session record, introduces itself as the given process with that process's mesh credential
+ * (from its environment), and serves the mesh tools over stdio
  * until its input closes. Without a reachable broker it still serves, answering every call with
  * a clear tool error, so a session never fails just because a mesh call cannot be honoured.
  */
@@ -17,14 +18,21 @@ import { MeshError, type MeshBackend, type MeshCaller } from './mesh-protocol.js
 export interface ServeMeshOptions {
   readonly sessionDir: string;
   readonly caller: MeshCaller;
+  /** The calling Codex process's mesh credential (`CODEX_MMO_MESH_TOKEN`), if it has one. */
+  readonly token?: string;
   readonly stdin: Readable;
   readonly stdout: Writable;
 }
 
+/** A backend whose every call fails with the same error. */
+export function failingBackend(error: MeshError): MeshBackend {
+  const fail = (): Promise<never> => Promise.reject(error);
+  return { spawn: fail, send: fail, wait: fail, list: fail, stop: fail };
+}
+
 /** A backend whose every call fails with the same explanation. */
 export function unavailableBackend(message: string): MeshBackend {
-  const fail = (): Promise<never> => Promise.reject(new MeshError('unavailable', message));
-  return { spawn: fail, send: fail, wait: fail, list: fail, stop: fail };
+  return failingBackend(new MeshError('unavailable', message));
 }
 
 async function connectBackend(
@@ -43,14 +51,16 @@ async function connectBackend(
     };
   }
   try {
-    const { client, hello } = await BrokerClient.connect(socketPath, options.caller);
+    const { client, hello } = await BrokerClient.connect(socketPath, options.caller, options.token);
     return {
       backend: client,
       info: { role: hello.role, spawn: hello.spawn, control: hello.control },
       client,
     };
   } catch (error) {
-    return { backend: unavailableBackend(describeError(error)), info: fallbackInfo };
+    const backend =
+      error instanceof MeshError ? failingBackend(error) : unavailableBackend(describeError(error));
+    return { backend, info: fallbackInfo };
   }
 }
 

@@ -5,6 +5,8 @@
  * checks them against the caller's grants, starts participants with their own rendered home and
  * only their own process's variables, and stops a caller's participants when its mesh server goes
  * away and all of them when the session ends. Credential values stay in this process's memory.
+ * A connection is identified by the mesh credential it presents (issued here for the session root
+ * and for each participant), never by the role or participant id it claims.
  */
 import { stat, unlink, chmod } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -17,12 +19,13 @@ import { describeError } from '../errors.js';
 import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
-import { writeProcessHome } from '../session/codex-home.js';
+import { removeAuth, writeProcessHome } from '../session/codex-home.js';
 import { maskSecrets } from '../session/mask-secrets.js';
 import { findProcess, processEnvironment } from '../session/process-env.js';
 import type { Snapshot } from '../snapshot/types.js';
 import { authorize, roleOf, visibleRoles, type MeshAction } from './authorize.js';
 import { meshLaunchFor } from './mesh-command.js';
+import { MESH_TOKEN_ENV, MeshCredentials, type MeshIdentity } from './mesh-credential.js';
 import {
   LineDecoder,
   MESH_SERVER_NAME,
@@ -70,15 +73,33 @@ function text(params: Record<string, unknown>, key: string, required = true): st
   return value;
 }
 
+function describeIdentity(identity: MeshIdentity): string {
+  return identity.participant === ROOT_OWNER
+    ? `the session root process (role '${identity.process}')`
+    : `participant '${identity.participant}' (role '${identity.process}')`;
+}
+
+/** The refusal for a connection without a valid credential. */
+export const NO_CREDENTIAL_MESSAGE =
+  `this connection did not present the session's credential (${MESH_TOKEN_ENV} of a Codex ` +
+  'process of this session); mmo_mesh serves only the Codex processes the session started';
+
 export class SessionBroker {
   private readonly participants = new Map<string, Participant>();
   private readonly connections = new Map<string, number>();
   private readonly sockets = new Set<Socket>();
+  private readonly tokens = new MeshCredentials();
+  private readonly rootTokenValue: string;
   private counter = 0;
   private closing = false;
   private server: Server | undefined;
 
-  private constructor(private readonly options: BrokerOptions) {}
+  private constructor(private readonly options: BrokerOptions) {
+    this.rootTokenValue = this.tokens.issue({
+      process: options.plan.root,
+      participant: ROOT_OWNER,
+    });
+  }
 
   /** Starts listening on `options.socketPath` (a stale socket file there is replaced). */
   static async start(options: BrokerOptions): Promise<SessionBroker> {
@@ -101,6 +122,14 @@ export class SessionBroker {
 
   get socketPath(): string {
     return this.options.socketPath;
+  }
+
+  /**
+   * The session root process's mesh credential: for that process's environment
+   * (`CODEX_MMO_MESH_TOKEN`) only, never for a file or output.
+   */
+  get rootToken(): string {
+    return this.rootTokenValue;
   }
 
   /** Every participant of the session so far. */
@@ -189,10 +218,7 @@ export class SessionBroker {
         try {
           if (request.method === 'hello') {
             if (caller !== undefined) throw new MeshError('invalid', 'hello was already sent');
-            const candidate: MeshCaller = {
-              process: text(params, 'process') ?? '',
-              participant: text(params, 'participant') ?? '',
-            };
+            const candidate = this.identify(params);
             this.checkCaller(candidate);
             caller = candidate;
             this.connections.set(
@@ -231,6 +257,29 @@ export class SessionBroker {
       this.connections.set(caller.participant, left);
       if (left <= 0) void this.stopOwnedBy(caller.participant);
     });
+  }
+
+  /**
+   * The caller a `hello` presents a credential for. A missing or unknown credential is refused;
+   * so is a claimed role or participant id that is not the credential's own.
+   */
+  private identify(params: Record<string, unknown>): MeshCaller {
+    const token = params.token;
+    const identity = typeof token === 'string' ? this.tokens.identify(token) : undefined;
+    if (identity === undefined) throw new MeshError('refused', NO_CREDENTIAL_MESSAGE);
+    const claimed = {
+      process: text(params, 'process', false) ?? identity.process,
+      participant: text(params, 'participant', false) ?? identity.participant,
+    };
+    if (claimed.process !== identity.process || claimed.participant !== identity.participant) {
+      // a claim that names nobody of this session gets the same answer as before credentials
+      this.checkCaller(claimed);
+      throw new MeshError(
+        'refused',
+        `this connection's credential belongs to ${describeIdentity(identity)}, not to ${describeIdentity(claimed)}`,
+      );
+    }
+    return { process: identity.process, participant: identity.participant };
   }
 
   private dispatch(
@@ -326,7 +375,16 @@ export class SessionBroker {
     } catch (error) {
       throw new MeshError('failed', `cannot write the home of ${id}: ${describeError(error)}`);
     }
-    const secrets = [...environment.secrets, ...this.options.credentials.secretValues()];
+    const token = process.mesh
+      ? this.tokens.issue({ process: args.role, participant: id })
+      : undefined;
+    const env =
+      token === undefined ? environment.env : { ...environment.env, [MESH_TOKEN_ENV]: token };
+    const secrets = [
+      ...environment.secrets,
+      ...this.options.credentials.secretValues(),
+      ...(token === undefined ? [] : [token]),
+    ];
     // loaded on the first spawn, so a session that spawns nobody never loads the app-server client
     const { Participant: ParticipantProcess } = await import('./participant.js');
     const { participant, ready } = ParticipantProcess.launch(
@@ -337,7 +395,7 @@ export class SessionBroker {
         task: args.task,
         cwd,
         home: homeDir,
-        env: environment.env,
+        env,
         codexBin: this.options.codexBin,
         lifecycleWaitSec: resolved.lifecycle_wait_sec,
         servers: [
@@ -347,7 +405,12 @@ export class SessionBroker {
         secrets,
         stderrLog: join(this.options.sessionDir, 'logs', `${id}.stderr.log`),
       },
-      () => {
+      (p) => {
+        // a participant that ended can no longer call the mesh, nor needs its auth.json copy
+        if (p.finished) {
+          this.tokens.revoke(id);
+          void removeAuth(homeDir);
+        }
         this.changed();
       },
     );

@@ -117,6 +117,12 @@ export const REGISTRY_CODES = {
     stage: 'fragment',
     summary: 'An environment variable name outside `^[A-Za-z_][A-Za-z0-9_]*$`.',
   },
+  'reserved-env-var': {
+    severity: 'error',
+    stage: 'fragment',
+    summary:
+      'A variable name starting with `CODEX_MMO_` (reserved for codex-mmo, e.g. the mmo_mesh credential) in `env_vars`, `env`, `bearer_token_env_var` or `env_http_headers`.',
+  },
   'nul-character': {
     severity: 'error',
     stage: 'fragment',

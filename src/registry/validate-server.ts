@@ -435,6 +435,9 @@ function checkLiteralTable(
           : headerNameMessage(),
       );
       ok = false;
+    } else if (isEnv && isReservedEnvVarName(key)) {
+      report('reserved-env-var', entryPath, reservedEnvVarAdvice(key));
+      ok = false;
     }
     if (isCredentialName(key)) {
       report('credential-literal-name', entryPath, credentialNameAdvice(isEnv, key));
@@ -515,7 +518,23 @@ function checkEnvVarName(field: string, value: unknown, path: KeyPath, report: R
     );
     return false;
   }
+  if (isReservedEnvVarName(value)) {
+    report('reserved-env-var', path, reservedEnvVarAdvice(value));
+    return false;
+  }
   return true;
+}
+
+/**
+ * Names under `CODEX_MMO_` belong to codex-mmo itself (the per-process `mmo_mesh` credential
+ * among them): a Tool MCP server may neither receive nor set them.
+ */
+function isReservedEnvVarName(name: string): boolean {
+  return name.toUpperCase().startsWith('CODEX_MMO_');
+}
+
+function reservedEnvVarAdvice(name: string): string {
+  return `${name} is reserved: names starting with CODEX_MMO_ belong to codex-mmo (a session's mmo_mesh credential among them) and are never given to a Tool MCP server; use another name`;
 }
 
 function checkApprovalMode(

@@ -2,9 +2,9 @@
  * Writes a process's private, writable Codex home: the rendered `config.toml` and role files,
  * plus a copy of the base Codex home's `auth.json` when there is one. Nothing else of the base
  * home is copied — in particular never `.credentials.json`, which can hold OAuth credentials of
- * unrelated MCP servers.
+ * unrelated MCP servers. The copies are removed when their process ends.
  */
-import { copyFile, chmod, mkdir } from 'node:fs/promises';
+import { copyFile, chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { writeRenderedHome } from '../compile/write-home.js';
@@ -41,4 +41,17 @@ export async function writeProcessHome(
   }
   await writeRenderedHome(rendered, dir);
   return { authCopied: await copyAuth(baseCodexHome, dir) };
+}
+
+/** Removes the `auth.json` copy of one process home; a missing one is fine. */
+export async function removeAuth(home: string): Promise<void> {
+  await rm(join(home, AUTH_FILE), { force: true }).catch(() => undefined);
+}
+
+/** Removes the `auth.json` copy of every process home under `homesDir` (`<session>/homes`). */
+export async function removeAuthCopies(homesDir: string): Promise<void> {
+  const entries = await readdir(homesDir, { withFileTypes: true }).catch(() => []);
+  await Promise.all(
+    entries.filter((e) => e.isDirectory()).map((e) => removeAuth(join(homesDir, e.name))),
+  );
 }

@@ -12,13 +12,14 @@ import { join } from 'node:path';
 
 import type { MeshLaunch } from '../compile/types.js';
 import { describeError } from '../errors.js';
+import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
 import { SessionBroker } from '../mesh/session-broker.js';
 import type { ParticipantInfo } from '../mesh/mesh-protocol.js';
 import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
-import { writeProcessHome } from './codex-home.js';
+import { removeAuthCopies, writeProcessHome } from './codex-home.js';
 import { MaskingStream, maskSecrets } from './mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
 import { exitCodeOf } from './process-control.js';
@@ -159,15 +160,20 @@ export async function launchSession(
   for (const step of [home, first]) {
     if (step.status === 'rejected') {
       await broker.close();
+      await removeAuthCopies(paths.homes);
       throw step.reason;
     }
   }
 
+  // the root process's mesh credential lives only in its environment and the broker's memory
+  const meshRoot = context.plan.processes.some((p) => p.root === context.plan.root && p.mesh);
+  const env = meshRoot ? { ...plan.env, [MESH_TOKEN_ENV]: broker.rootToken } : plan.env;
+  const secrets = [...plan.secrets, broker.rootToken];
   const stdio: StdioOptions =
     context.stdio === 'inherit' ? 'inherit' : ['inherit', 'inherit', 'pipe'];
   const child: ChildProcess = spawn(plan.command, [...plan.args], {
     cwd: plan.cwd,
-    env: plan.env,
+    env,
     stdio,
   });
   let spawnError: Error | undefined;
@@ -176,7 +182,7 @@ export async function launchSession(
   let stderrTail = '';
   let logChain: Promise<void> = Promise.resolve();
   // Codex's stderr is shown and logged with credential values masked, line by line
-  const masked = new MaskingStream(plan.secrets, (text) => {
+  const masked = new MaskingStream(secrets, (text) => {
     context.onStderr?.(text);
     logChain = logChain
       .then(() => appendFile(logFile, text, { mode: 0o600 }))
@@ -221,7 +227,8 @@ export async function launchSession(
     masked.end();
     await broker.close();
     watchdog?.release();
-    await logChain;
+    // the copies of the operator's auth.json live only as long as the session
+    await Promise.all([logChain, removeAuthCopies(paths.homes)]);
     const exitCode = spawnError !== undefined ? 127 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
     const stopped = forwarded.signal || (await stopRequested(plan.dir));
@@ -237,7 +244,7 @@ export async function launchSession(
       status = 'failed';
       error =
         requiredFailure !== null
-          ? maskSecrets(requiredFailure[0].trim(), plan.secrets)
+          ? maskSecrets(requiredFailure[0].trim(), secrets)
           : `Codex exited with code ${exitCode}`;
     }
     const endedAt = new Date().toISOString();

@@ -27,6 +27,7 @@ import { writeRenderedHome } from '../compile/write-home.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
 import { checkMeshCommand, defaultCliLaunch, meshLaunchFor } from '../mesh/mesh-command.js';
+import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
 import { MESH_SERVER_NAME, type ParticipantInfo } from '../mesh/mesh-protocol.js';
 import { SessionBroker } from '../mesh/session-broker.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
@@ -208,15 +209,17 @@ function mask(run: Run, text: string): string {
 
 /**
  * Drives one process as its own `codex app-server`: the session root (with `mmo_mesh`, so its
- * model spawns its participants), or a participant role no process root may spawn (without).
+ * model spawns its participants; `meshToken` is its mesh credential), or a participant role no
+ * process root may spawn (without).
  */
 async function driveProcess(
   run: Run,
   process: ResolvedProcess,
-  withMesh: boolean,
+  meshToken: string | undefined,
   afterTurn: () => Promise<unknown> = () => Promise.resolve(),
 ): Promise<void> {
   const { plan } = run;
+  const withMesh = meshToken !== undefined;
   const home = processHomeDir(run.sessionDir, process.root);
   const rendered = renderProcess(run.snapshot, plan, process.root, {
     home: run.request.home,
@@ -231,7 +234,7 @@ async function driveProcess(
     run.credentials,
     home,
   );
-  run.secrets.push(...penv.secrets);
+  run.secrets.push(...penv.secrets, ...(withMesh ? [meshToken] : []));
   const rootGrants = plan.roles[process.root]?.grants ?? {};
   const started = [
     ...Object.keys(rootGrants),
@@ -242,7 +245,7 @@ async function driveProcess(
     client = await AppServerClient.start({
       codexBin: run.codexBin,
       codexHome: home,
-      env: penv.env,
+      env: withMesh ? { ...penv.env, [MESH_TOKEN_ENV]: meshToken } : penv.env,
       cwd: run.workdir,
       clientInfo: { name: 'codex-mmo-smoke', title: 'codex-mmo profile smoke', version: '1' },
       requestTimeoutMs: startupWaitMs(plan, process) + 30_000,
@@ -487,7 +490,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     const live = broker;
     if (root !== undefined) {
       // participants may still be spawning their own natives and participants
-      await driveProcess(run, root, true, async () => {
+      await driveProcess(run, root, live.rootToken, async () => {
         await waitUntil(
           () =>
             [...spawnedBy.keys()].every(
@@ -500,7 +503,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
         participantFailures(run, live.list());
       });
     }
-    for (const process of direct) await driveProcess(run, process, false);
+    for (const process of direct) await driveProcess(run, process, undefined);
     for (const error of model.errors) {
       run.diagnostics.push(
         diagnostic({

@@ -67,7 +67,7 @@ async function checkServers(
       const root = fixture.plan.roles[process.root]!;
       expect(entry).toMatchObject({
         enabled: spec.spawn.length + spec.control.length > 0,
-        transport: { type: 'stdio', command: 'codex-mmo', env_vars: [] },
+        transport: { type: 'stdio', command: 'codex-mmo', env_vars: ['CODEX_MMO_MESH_TOKEN'] },
         tool_timeout_sec:
           role.mesh_tool_timeout_sec ??
           root.mesh_tool_timeout_sec ??

@@ -55,7 +55,8 @@ describe('renderProcess: the session root process', () => {
       model: 'gpt-5.6-sol',
       approval_policy: 'on-request',
       model_reasoning_effort: 'medium',
-      shell_environment_policy: { inherit: 'core' },
+      // the mesh credential is for mmo_mesh only, never for the model's shell commands
+      shell_environment_policy: { inherit: 'core', exclude: ['CODEX_MMO_MESH_TOKEN'] },
       developer_instructions: 'You lead the team.',
       sandbox_mode: 'workspace-write',
       sandbox_workspace_write: { network_access: true },
@@ -145,7 +146,7 @@ describe('renderProcess: the session root process', () => {
     expect(mesh).toEqual({
       command: 'codex-mmo',
       args: ['mesh', 'serve', '--session', MESH_SESSION_PLACEHOLDER, '--process', 'lead'],
-      env_vars: [],
+      env_vars: ['CODEX_MMO_MESH_TOKEN'],
       enabled: true,
       required: true,
       default_tools_approval_mode: 'approve',
@@ -169,6 +170,33 @@ describe('renderProcess: the session root process', () => {
     expect(server(parsed.get('config.toml'), 'mmo_mesh')).toMatchObject(mesh);
     expect(server(parsed.get('agents/scribe.toml'), 'mmo_mesh')).toMatchObject(mesh);
   });
+
+  it("adds the mesh credential to the operator's shell exclusions, keeping theirs", async () => {
+    const fixture = await team();
+    const snapshot = {
+      ...fixture.snapshot,
+      base: {
+        ...fixture.snapshot.base,
+        shell_environment_policy: { inherit: 'all', exclude: ['AWS_*', 'CODEX_MMO_MESH_TOKEN'] },
+      },
+    };
+    const render = (base: TomlTable): TomlTable =>
+      parse(
+        renderProcess({ ...snapshot, base }, fixture.plan, 'lead', { home: HOME }).files.get(
+          'config.toml',
+        ) ?? '',
+      );
+    expect(render(snapshot.base).shell_environment_policy).toEqual({
+      inherit: 'all',
+      exclude: ['AWS_*', 'CODEX_MMO_MESH_TOKEN'],
+    });
+    const without = Object.fromEntries(
+      Object.entries(snapshot.base).filter(([key]) => key !== 'shell_environment_policy'),
+    ) as TomlTable;
+    expect(render(without).shell_environment_policy).toEqual({
+      exclude: ['CODEX_MMO_MESH_TOKEN'],
+    });
+  });
 });
 
 describe('renderProcess: a participant process', () => {
@@ -185,6 +213,8 @@ describe('renderProcess: a participant process', () => {
     // Codex's own multi-agent settings from codex-base.toml, and no role declarations
     expect(config.agents).toEqual({ max_threads: 6, max_depth: 2 });
     expect(config.sandbox_workspace_write).toBeUndefined();
+    // no mesh, no mesh credential to keep from the shell: the operator's policy as it is
+    expect(config.shell_environment_policy).toEqual({ inherit: 'core' });
     expect(Object.keys(config.mcp_servers as TomlTable)).toEqual(['web']);
     expect(server(config, 'web')).toEqual({
       url: 'https://mcp.example.invalid/web',

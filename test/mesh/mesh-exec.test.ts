@@ -19,6 +19,8 @@ import {
 } from '../../src/codex/scripted-model.js';
 import { isAlive } from '../../src/session/process-control.js';
 import {
+  allText,
+  ENV_AND_AUTH_COMMAND,
   echoServer,
   makeWorld,
   onlySession,
@@ -34,14 +36,23 @@ const LEAD_CANARY = 'lead-canary-0a0a0a';
 const WORKER_CANARY = 'worker-canary-0b0b0b';
 const UNREFERENCED_CANARY = 'unreferenced-canary-0c0c0c';
 
+const DECOY_MESH_TOKEN = 'decoy-mesh-token-0d0d0d';
+
 function registry(root: string): string {
-  const server = (id: string, variable: string): string =>
+  const server = (id: string, variables: string[]): string =>
     echoServer(id, {
       tools: 'note',
-      envVars: [variable],
-      args: ['--record-env', join(root, `${id}-env.json`)],
+      envVars: variables,
+      args: [
+        '--record-env',
+        join(root, `${id}-env.json`),
+        // the environment of the Codex process that started the server: the lead's holds the
+        // lead's mesh credential, to look for it where it must not be
+        '--record-parent-env',
+        join(root, `${id}-codex-env.json`),
+      ],
     });
-  return server('lead_srv', 'LEAD_CRED') + server('worker_srv', 'WORKER_CRED');
+  return server('lead_srv', ['LEAD_CRED']) + server('worker_srv', ['WORKER_CRED']);
 }
 
 const PROFILE = profileToml('meshtest', 'lead', {
@@ -66,7 +77,13 @@ function script(request: ModelRequest): ScriptedItem[] {
   const step = request.toolOutputs.length;
   if (isRole(request, 'ROLE-WORKER')) {
     return step === 0
-      ? [{ type: 'function_call', name: 'exec_command', arguments: { cmd: 'env', login: false } }]
+      ? [
+          {
+            type: 'function_call',
+            name: 'exec_command',
+            arguments: { cmd: ENV_AND_AUTH_COMMAND, login: false },
+          },
+        ]
       : [{ type: 'message', text: 'WORKER-FINAL-MESSAGE' }];
   }
   switch (step) {
@@ -110,6 +127,8 @@ describe('mmo_mesh through real Codex', () => {
   it('spawns a granted participant with only its own grants and credentials', async () => {
     const result = await runInWorld(world, ['exec', world.packDir, 'lead the work'], {
       UNREFERENCED_CANARY,
+      // a credential in the launch environment is not the session's: the broker's replaces it
+      CODEX_MMO_MESH_TOKEN: DECOY_MESH_TOKEN,
     });
     expect(model.errors).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
@@ -176,8 +195,31 @@ describe('mmo_mesh through real Codex', () => {
       ['worker-1', 'participant', 'stopped'],
     ]);
     expect(workerShell.CODEX_HOME).toBe(join(dir, 'homes', 'worker-1'));
-    expect(existsSync(join(dir, 'homes', 'worker-1', 'auth.json'))).toBe(true);
+    // the worker's copy of auth.json was there while it ran, and went with it
+    expect(workerShell.AUTH_COPY_PRESENT).toBe('yes');
+    expect(existsSync(join(dir, 'homes', 'worker-1', 'auth.json'))).toBe(false);
+    expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(false);
     expect(existsSync(join(dir, 'homes', 'worker-1', '.credentials.json'))).toBe(false);
+
+    // the lead's mesh credential: fresh for the session, in no file or output of codex-mmo, and
+    // never given to a Tool MCP server
+    expect(leadServer.CODEX_MMO_MESH_TOKEN).toBeUndefined();
+    const leadCodex = JSON.parse(
+      await readFile(join(world.root, 'lead_srv-codex-env.json'), 'utf8'),
+    ) as Record<string, string>;
+    const token = leadCodex.CODEX_MMO_MESH_TOKEN ?? '';
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(workerShell.CODEX_MMO_MESH_TOKEN).toBeUndefined();
+    const written = [
+      result.stdout,
+      result.stderr,
+      await readFile(join(dir, 'session.json'), 'utf8'),
+      await allText(join(dir, 'logs')),
+      await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8'),
+      await readFile(join(dir, 'homes', 'worker-1', 'config.toml'), 'utf8'),
+      ...model.requests.flatMap((r) => r.toolOutputs.map((o) => o.output)),
+    ].join('\n');
+    expect(written).not.toContain(token);
 
     // nothing of the session is left running: no app-server, mesh server or MCP server
     await new Promise((r) => setTimeout(r, 300));

@@ -11,7 +11,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { defaultCliLaunch } from '../../src/mesh/mesh-command.js';
-import { SessionBroker } from '../../src/mesh/session-broker.js';
+import { MESH_TOKEN_ENV } from '../../src/mesh/mesh-credential.js';
+import { NO_CREDENTIAL_MESSAGE, SessionBroker } from '../../src/mesh/session-broker.js';
 import { credentialSourceFrom } from '../../src/registry/credentials.js';
 import { isAlive } from '../../src/session/process-control.js';
 import { SESSION_FORMAT } from '../../src/session/session-record.js';
@@ -64,11 +65,18 @@ afterAll(async () => {
   await broker.close();
 });
 
-async function serve(args: string[]): Promise<{ client: Client; transport: StdioClientTransport }> {
+async function serve(
+  args: string[],
+  /** The credential in the server's environment; null for none. */
+  token: string | null = broker.rootToken,
+): Promise<{ client: Client; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mesh', 'serve', ...args],
-    env: { PATH: process.env.PATH ?? '' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...(token !== null ? { [MESH_TOKEN_ENV]: token } : {}),
+    },
     stderr: 'pipe',
   });
   const client = new Client({ name: 'codex', version: '0.149.1' });
@@ -145,5 +153,24 @@ describe('mesh serve', () => {
       "'researcher-3' is not a participant of role 'researcher' in this session",
     );
     await impostor.client.close();
+  }, 30_000);
+
+  it('refuses a caller without the credential of a process of the session', async () => {
+    for (const token of [null, 'not-the-credential']) {
+      const { client } = await serve(['--session', sessionDir, '--process', 'lead'], token);
+      for (const call of [
+        { name: 'spawn_participant', arguments: { role: 'researcher', task: 'x' } },
+        { name: 'list_participants', arguments: {} },
+      ]) {
+        const result = await client.callTool(call);
+        expect(result.isError).toBe(true);
+        expect(text(result)).toBe(`mmo_mesh refused: ${NO_CREDENTIAL_MESSAGE}`);
+      }
+      await client.close();
+    }
+    expect(NO_CREDENTIAL_MESSAGE).toMatch(
+      /^this connection did not present the session's credential/,
+    );
+    expect(broker.list()).toEqual([]);
   }, 30_000);
 });

@@ -6,6 +6,7 @@
  * closes or the session ends.
  */
 import { mkdir } from 'node:fs/promises';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,9 +16,14 @@ import { compileProfile } from '../../src/compile/compile-profile.js';
 import { renderProcess } from '../../src/compile/render-process.js';
 import { BrokerClient } from '../../src/mesh/broker-client.js';
 import { defaultCliLaunch } from '../../src/mesh/mesh-command.js';
-import { MeshError, type MeshBackend } from '../../src/mesh/mesh-protocol.js';
+import {
+  LineDecoder,
+  MeshError,
+  encodeLine,
+  type MeshBackend,
+} from '../../src/mesh/mesh-protocol.js';
 import { Participant } from '../../src/mesh/participant.js';
-import { SessionBroker } from '../../src/mesh/session-broker.js';
+import { NO_CREDENTIAL_MESSAGE, SessionBroker } from '../../src/mesh/session-broker.js';
 import { resolveDirectories } from '../../src/paths/directories.js';
 import { credentialSourceFrom } from '../../src/registry/credentials.js';
 import { writeProcessHome } from '../../src/session/codex-home.js';
@@ -120,6 +126,25 @@ beforeAll(async () => {
   lead = broker.backendFor({ process: 'lead', participant: 'root' });
 });
 
+/** Sends request lines over a fresh socket and collects one reply per request. */
+async function rawSession(requests: readonly object[]): Promise<unknown[]> {
+  const replies: unknown[] = [];
+  const socket = createConnection(broker.socketPath);
+  const decoder = new LineDecoder((value) => replies.push(value));
+  socket.on('data', (chunk: Buffer) => {
+    decoder.push(chunk);
+  });
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  for (const request of requests) {
+    socket.write(encodeLine(request));
+    // one at a time, so the replies come in request order
+    const want = replies.length + 1;
+    await waitFor(() => replies.length >= want, 5000);
+  }
+  socket.destroy();
+  return replies;
+}
+
 afterAll(async () => {
   for (const release of releases) release();
   await broker.close();
@@ -152,6 +177,59 @@ describe('session broker', () => {
     );
   });
 
+  it('refuses a socket connection without the credential of a process of the session', async () => {
+    // a program that found the socket: each hello is refused and nothing can be spawned after it
+    const attempts: { name: string; hello: Record<string, unknown>; message: string }[] = [
+      {
+        name: 'no credential',
+        hello: { process: 'lead', participant: 'root' },
+        message: NO_CREDENTIAL_MESSAGE,
+      },
+      {
+        name: 'a wrong credential',
+        hello: { process: 'lead', participant: 'root', token: 'A'.repeat(43) },
+        message: NO_CREDENTIAL_MESSAGE,
+      },
+      {
+        name: 'a credential of the right length but one character off',
+        hello: {
+          process: 'lead',
+          participant: 'root',
+          token: `${broker.rootToken.slice(0, -1)}${broker.rootToken.endsWith('A') ? 'B' : 'A'}`,
+        },
+        message: NO_CREDENTIAL_MESSAGE,
+      },
+      {
+        name: 'a valid credential with a false role claim',
+        hello: { process: 'worker', participant: 'root', token: broker.rootToken },
+        message: "the session root process runs role 'lead', not 'worker'",
+      },
+    ];
+    for (const attempt of attempts) {
+      const replies = await rawSession([
+        { id: 1, method: 'hello', params: attempt.hello },
+        { id: 2, method: 'spawn', params: { role: 'worker', task: 'intruder' } },
+      ]);
+      expect(replies, attempt.name).toEqual([
+        { id: 1, error: { code: 'refused', message: attempt.message } },
+        { id: 2, error: { code: 'invalid', message: 'send hello first' } },
+      ]);
+    }
+    expect(NO_CREDENTIAL_MESSAGE).toContain("did not present the session's credential");
+    // the client as mesh serve uses it: refused with a clear error
+    const refused = await BrokerClient.connect(
+      broker.socketPath,
+      { process: 'lead', participant: 'root' },
+      undefined,
+    ).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(MeshError);
+    expect((refused as MeshError).code).toBe('refused');
+    expect(broker.list()).toEqual([]);
+  });
+
   it('runs the send and wait cycle, queueing a message sent mid-turn', async () => {
     const spawned = await lead.spawn({ role: 'worker', task: 'first task' });
     expect(spawned).toMatchObject({ participant: 'worker-1', role: 'worker', owner: 'root' });
@@ -174,6 +252,25 @@ describe('session broker', () => {
   it('lets control reach participants started by another process of the session', async () => {
     await lead.spawn({ role: 'helper', task: 'help' });
     const worker = broker.backendFor({ process: 'worker', participant: 'worker-1' });
+    // the root's credential does not make its holder worker-1, which exists now
+    expect(
+      await rawSession([
+        {
+          id: 1,
+          method: 'hello',
+          params: { process: 'worker', participant: 'worker-1', token: broker.rootToken },
+        },
+      ]),
+    ).toEqual([
+      {
+        id: 1,
+        error: {
+          code: 'refused',
+          message:
+            "this connection's credential belongs to the session root process (role 'lead'), not to participant 'worker-1' (role 'worker')",
+        },
+      },
+    ]);
     expect((await worker.wait('helper-2', 60)).final_message).toBe('HELPER SAYS help');
     expect((await worker.list()).participants.map((p) => p.participant)).toEqual(['helper-2']);
     const refused = await refusal(worker.stop('worker-1'));
@@ -273,15 +370,17 @@ describe('session broker', () => {
   }, 60_000);
 
   it("stops a caller's participants when its last mesh connection closes", async () => {
-    const { client } = await BrokerClient.connect(broker.socketPath, {
-      process: 'lead',
-      participant: 'root',
-    });
+    const { client } = await BrokerClient.connect(
+      broker.socketPath,
+      { process: 'lead', participant: 'root' },
+      broker.rootToken,
+    );
     // a second connection of the same caller keeps its participants alive while it lasts
-    const { client: other } = await BrokerClient.connect(broker.socketPath, {
-      process: 'lead',
-      participant: 'root',
-    });
+    const { client: other } = await BrokerClient.connect(
+      broker.socketPath,
+      { process: 'lead', participant: 'root' },
+      broker.rootToken,
+    );
     const spawned = await client.spawn({ role: 'helper', task: 'over the socket' });
     expect((await client.wait(spawned.participant, 60)).final_message).toBe(
       'HELPER SAYS over the socket',

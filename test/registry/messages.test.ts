@@ -39,6 +39,7 @@ const REMEDIES: Record<string, RegExp> = {
   'url-credential': /env_http_headers|bearer_token_env_var/,
   'insecure-http': /https:\/\/.*|loopback/,
   'invalid-env-var-name': /letters, digits and _/,
+  'reserved-env-var': /belong to codex-mmo.*use another name/,
   'invalid-header-name': /header name/,
   'invalid-header-value': /control characters/,
   'nul-character': /NUL/,

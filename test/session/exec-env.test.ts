@@ -16,6 +16,7 @@ import {
   allText,
   echoServer,
   makeWorld,
+  ENV_AND_AUTH_COMMAND,
   onlySession,
   parseEnvOutput,
   profileToml,
@@ -53,7 +54,13 @@ beforeAll(async () => {
   model = await startScriptedModel((request) =>
     request.hasToolOutput
       ? [{ type: 'message', text: 'all done' }]
-      : [{ type: 'function_call', name: 'exec_command', arguments: { cmd: 'env', login: false } }],
+      : [
+          {
+            type: 'function_call',
+            name: 'exec_command',
+            arguments: { cmd: ENV_AND_AUTH_COMMAND, login: false },
+          },
+        ],
   );
   world = await makeWorld({
     registry,
@@ -94,8 +101,11 @@ describe('exec: environment forwarding', () => {
     expect(output).not.toContain(UNREFERENCED_CANARY);
     expect(output).not.toContain(WORKER_CANARY);
     expect(output).not.toContain('UNREFERENCED_CANARY');
+    // the mesh credential reaches mmo_mesh through env_vars; Codex keeps it out of the shell
+    expect(shellEnv.CODEX_MMO_MESH_TOKEN).toBeUndefined();
+    expect(output).not.toContain('CODEX_MMO_MESH_TOKEN');
 
-    // the session: private home with auth.json but never .credentials.json, ended with exit 0
+    // the session: private home, never with .credentials.json, ended with exit 0
     const { dir, record } = await onlySession(world);
     expect(record).toMatchObject({
       status: 'ended',
@@ -104,7 +114,9 @@ describe('exec: environment forwarding', () => {
       mode: 'exec',
     });
     expect(shellEnv.CODEX_HOME).toBe(join(dir, 'homes', 'lead'));
-    expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(true);
+    // the copy of auth.json was there while Codex ran, and is gone now that the session ended
+    expect(shellEnv.AUTH_COPY_PRESENT).toBe('yes');
+    expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(false);
     expect(existsSync(join(dir, 'homes', 'lead', '.credentials.json'))).toBe(false);
     const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
     expect(config).toContain('[mcp_servers.mmo_mesh]');

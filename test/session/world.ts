@@ -315,6 +315,13 @@ export async function allText(dir: string): Promise<string> {
   return parts.join('\n');
 }
 
+/**
+ * A shell command for a scripted model: prints the environment, then `AUTH_COPY_PRESENT=yes` when
+ * the process's Codex home holds its copy of auth.json (read back with `parseEnvOutput`).
+ */
+export const ENV_AND_AUTH_COMMAND =
+  'env; test -f "$CODEX_HOME/auth.json" && echo AUTH_COPY_PRESENT=yes';
+
 /** Parses `KEY=value` lines (the output of `env`). */
 export function parseEnvOutput(text: string): Record<string, string> {
   const out: Record<string, string> = {};

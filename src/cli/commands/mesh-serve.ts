@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 
+import { MESH_TOKEN_ENV } from '../../mesh/mesh-credential.js';
 import { serveMesh } from '../../mesh/serve-mesh.js';
 import { UsageError, parseCommand, printHelp } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
@@ -14,6 +15,8 @@ const USAGE = `Usage: codex-mmo mesh serve --session DIR --process ROLE [--parti
 Serve the mmo_mesh Agent MCP server on stdin/stdout for one Codex process of a running session.
 Codex starts this from the session's generated configuration; it is not meant to be run by hand.
 Tools: spawn_participant, send_message, wait_participant, list_participants, stop_participant.
+The calling process's credential is read from ${MESH_TOKEN_ENV}; the session broker refuses a
+connection without a valid one.
 
 Options:
   --session DIR        the session directory (<state-dir>/sessions/<id>)
@@ -38,9 +41,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (typeof session !== 'string' || session === '')
     throw new UsageError('--session DIR is required');
   if (typeof role !== 'string' || role === '') throw new UsageError('--process ROLE is required');
+  const token = io.env[MESH_TOKEN_ENV];
   await serveMesh({
     sessionDir: isAbsolute(session) ? session : resolve(io.cwd, session),
     caller: { process: role, participant: typeof participant === 'string' ? participant : 'root' },
+    ...(token !== undefined && token !== '' ? { token } : {}),
     stdin: process.stdin,
     stdout: process.stdout,
   });
