@@ -25,8 +25,19 @@ export {
 } from './errors.js';
 export { VERSION } from './version.js';
 
+export {
+  MASK,
+  MaskingStream,
+  SHORT_SECRET_LENGTH,
+  maskDeep,
+  maskSecrets,
+  safeCut,
+} from './diagnostics/mask-secrets.js';
+export { isAlive, signalGroup, terminateGroup } from './process/process-control.js';
+
 // --- paths ---
 export {
+  LOCK_FILE_NAME,
   configFiles,
   expandTilde,
   resolveDirectories,
@@ -256,12 +267,11 @@ export {
 export type { MeshLaunch, RenderOptions, RenderedHome } from './compile/types.js';
 
 // --- snapshot ---
-export { canonicalJson } from './snapshot/canonical-json.js';
+export { canonicalJson, sha256Hex } from './snapshot/canonical-json.js';
 export {
   buildSnapshot,
   grantedServerIds,
   normaliseProfile,
-  sha256Hex,
   snapshotId,
   snapshotText,
 } from './snapshot/build-snapshot.js';
@@ -400,16 +410,8 @@ export {
   type SessionPaths,
 } from './session/session-store.js';
 export { isSessionId, newSessionId, SESSION_ID_PATTERN } from './session/session-id.js';
-export {
-  MASK,
-  MaskingStream,
-  SHORT_SECRET_LENGTH,
-  maskSecrets,
-  safeCut,
-} from './session/mask-secrets.js';
 export { WATCHDOG_GRACE_SEC, startWatchdog, type Watchdog } from './session/watchdog.js';
 export { copyAuth, writeProcessHome } from './session/codex-home.js';
-export { isAlive, signalGroup, terminateGroup } from './session/process-control.js';
 export {
   SMOKE_SPAWN_MARKER,
   grantedTools,
@@ -472,7 +474,6 @@ export {
 
 // --- probe ---
 export {
-  LOCK_FILE_NAME,
   LOCK_VERSION,
   parseLock,
   pinsOf,
@@ -499,7 +500,6 @@ export {
   type LaunchContext as ProbeLaunchContext,
   type LaunchPlan,
 } from './probe/launch-plan.js';
-export { maskDeep } from './probe/mask-secrets.js';
 export {
   listToolsLive,
   type LiveOutcome,

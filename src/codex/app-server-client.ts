@@ -26,6 +26,7 @@ import type {
   TurnStartResponse,
   WireMessage,
 } from './app-server-protocol.js';
+import { signalGroup } from '../process/process-control.js';
 
 /** How the client answers an approval or input request from the server. */
 export type ApprovalDecision = 'accept' | 'decline' | { readonly result: unknown };
@@ -575,12 +576,7 @@ export class AppServerClient {
 
   private signalGroup(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // the group is already gone
-    }
+    if (pid !== undefined) signalGroup(pid, signal);
   }
 
   private async exitedWithin(ms: number): Promise<boolean> {

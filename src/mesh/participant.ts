@@ -9,7 +9,7 @@ import { appendFile } from 'node:fs/promises';
 import { AppServerClient, type ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification, TurnInfo } from '../codex/app-server-protocol.js';
 import { describeError } from '../errors.js';
-import { MaskingStream, maskSecrets } from '../session/mask-secrets.js';
+import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import { MeshError, type ParticipantInfo, type ParticipantStatus } from './mesh-protocol.js';
 
 export interface ParticipantSpec {

@@ -20,7 +20,7 @@ import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import { removeAuth, writeProcessHome } from '../session/codex-home.js';
-import { maskSecrets } from '../session/mask-secrets.js';
+import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { findProcess, processEnvironment } from '../session/process-env.js';
 import type { Snapshot } from '../snapshot/types.js';
 import { authorize, roleOf, visibleRoles, type MeshAction } from './authorize.js';

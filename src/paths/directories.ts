@@ -68,6 +68,9 @@ export function resolveDirectories(
   };
 }
 
+/** The tool-pin lock file's name inside the config directory. */
+export const LOCK_FILE_NAME = 'tool-mcp.lock';
+
 /** Well-known files inside the config directory. */
 export function configFiles(configDir: string): {
   registryDir: string;
@@ -79,6 +82,6 @@ export function configFiles(configDir: string): {
     registryDir: join(configDir, 'tool-mcp.d'),
     credentials: join(configDir, 'credentials.env'),
     codexBase: join(configDir, 'codex-base.toml'),
-    lock: join(configDir, 'tool-mcp.lock'),
+    lock: join(configDir, LOCK_FILE_NAME),
   };
 }

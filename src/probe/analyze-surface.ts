@@ -13,7 +13,7 @@ import type { ApprovalMode, RegistryEntry } from '../registry/types.js';
 import { keyLocation, type KeyLocation, type KeyPositions } from '../toml/key-positions.js';
 import { approvalRisk, codexAsksApproval } from './approval-risk.js';
 import type { ServerPin } from './lock-format.js';
-import { maskDeep } from './mask-secrets.js';
+import { maskDeep } from '../diagnostics/mask-secrets.js';
 import { compareWithPin, type ToolDrift } from './tool-drift.js';
 import { surfaceDigests, type SurfaceDigests, type ToolSurface } from './tool-surface.js';
 

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { countOf } from '../diagnostics/count-words.js';
 import { describeError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { maskSecrets } from './mask-secrets.js';
+import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { ProcessGroupTransport } from './process-group-transport.js';
 import { toolSurfaceOf, type ToolSurface } from './tool-surface.js';
 

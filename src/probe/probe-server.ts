@@ -17,7 +17,7 @@ import {
   type ServerInfo,
 } from './list-tools-live.js';
 import type { LockFileContents } from './lock-file.js';
-import { maskDeep } from './mask-secrets.js';
+import { maskDeep } from '../diagnostics/mask-secrets.js';
 import type { ToolDrift } from './tool-drift.js';
 
 export interface ProbeContext extends LaunchContext {

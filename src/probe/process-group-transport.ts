@@ -12,6 +12,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import { describeError } from '../errors.js';
+import { signalGroup } from '../process/process-control.js';
 
 /** Bytes of stderr kept (the most recent ones). */
 export const STDERR_KEEP_BYTES = 64 * 1024;
@@ -293,12 +294,7 @@ export class ProcessGroupTransport implements Transport {
 
   private killGroup(signal: NodeJS.Signals): void {
     const pid = this.child?.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // the group is already gone
-    }
+    if (pid !== undefined) signalGroup(pid, signal);
   }
 
   /**

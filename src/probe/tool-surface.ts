@@ -3,9 +3,8 @@
  * the digests `tool-mcp pin` records for it: one over the whole surface and one per part, each
  * `sha256:<hex>` of canonical JSON, so a later probe can say exactly which part changed.
  */
-import { createHash } from 'node:crypto';
 
-import { canonicalJson } from '../snapshot/canonical-json.js';
+import { canonicalJson, sha256Hex } from '../snapshot/canonical-json.js';
 
 /** One tool from `tools/list`, reduced to plain JSON data. */
 export interface ToolSurface {
@@ -35,7 +34,7 @@ export function plainJson(value: unknown): unknown {
 }
 
 export function sha256Digest(text: string): string {
-  return `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+  return `sha256:${sha256Hex(text)}`;
 }
 
 /** `sha256:` of the canonical JSON of plain JSON data. */

@@ -20,9 +20,9 @@ import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
 import { removeAuthCopies, writeProcessHome } from './codex-home.js';
-import { MaskingStream, maskSecrets } from './mask-secrets.js';
+import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
-import { exitCodeOf } from './process-control.js';
+import { exitCodeOf } from '../process/process-control.js';
 import {
   isActiveStatus,
   type SessionProcess,

@@ -48,25 +48,25 @@ export interface ProcessEnvironment {
   readonly secrets: string[];
 }
 
-/** Builds the environment of `process` and reports its missing variables. */
+/** Builds the environment of process `proc` and reports its missing variables. */
 export function processEnvironment(
   plan: ResolvedPlan,
-  process: ResolvedProcess,
+  proc: ResolvedProcess,
   base: TomlTable,
   launchEnv: Environment,
   credentials: CredentialSource,
   codexHome: string,
 ): ProcessEnvironment {
-  const { env, missing } = buildChildEnv(process.env, launchEnv, credentials, {
+  const { env, missing } = buildChildEnv(proc.env, launchEnv, credentials, {
     codexHome,
     extraNames: baseProviderEnvNames(base),
   });
   const missingSet = new Set(missing);
   const diagnostics: Diagnostic[] = [];
-  for (const server of process.servers) {
+  for (const server of proc.servers) {
     const definition = plan.servers[server];
     if (definition === undefined) continue;
-    const requiredBy = process.roles.filter(
+    const requiredBy = proc.roles.filter(
       (role) => plan.roles[role]?.grants[server]?.required === true,
     );
     for (const name of referencedEnvVars(definition)) {
@@ -88,7 +88,7 @@ export function processEnvironment(
       );
     }
   }
-  const secretNames = new Set([...process.env, ...baseProviderEnvNames(base)]);
+  const secretNames = new Set([...proc.env, ...baseProviderEnvNames(base)]);
   const secrets = Object.entries(env)
     .filter(([name]) => secretNames.has(name) || /KEY|TOKEN|SECRET/i.test(name))
     .map(([, value]) => value);

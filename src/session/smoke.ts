@@ -41,7 +41,7 @@ import type { CredentialSource } from '../registry/credentials-types.js';
 import type { Snapshot } from '../snapshot/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
 import { chooseSocketPath } from './launch.js';
-import { maskSecrets } from './mask-secrets.js';
+import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { processHomeDir } from './prepare-session.js';
 import { processEnvironment } from './process-env.js';
 import { SESSION_FORMAT } from './session-record.js';

@@ -4,7 +4,7 @@
  * If the supervisor does not finish within the grace period, its processes are killed by process
  * group and the record is written here.
  */
-import { isAlive, signalGroup } from './process-control.js';
+import { isAlive, signalGroup } from '../process/process-control.js';
 import { effectiveRecord, isActiveStatus, type SessionRecord } from './session-record.js';
 import { markStopRequested, readSessionRecord, writeSessionRecord } from './session-store.js';
 

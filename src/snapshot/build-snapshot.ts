@@ -3,13 +3,12 @@
  * instruction text, the normalised definitions of the servers it grants (paths kept as written),
  * the operator's base Codex settings and the tool pins of the granted servers. Pure.
  */
-import { createHash } from 'node:crypto';
 
 import { grantedServers } from '../profile/resolve-plan.js';
 import type { ProfileData, RoleSpec } from '../profile/types.js';
 import type { ServerDefinition } from '../registry/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJson, sha256Hex } from './canonical-json.js';
 import { SNAPSHOT_FORMAT, type Snapshot, type ToolPin } from './types.js';
 
 /** Deep copy of plain data, dropping anything JSON cannot hold (class instances stay out). */
@@ -76,8 +75,4 @@ export function snapshotText(snapshot: Snapshot): string {
 /** `sha256:<hex>` of the snapshot's canonical JSON encoded as UTF-8. */
 export function snapshotId(snapshot: Snapshot): string {
   return `sha256:${sha256Hex(snapshotText(snapshot))}`;
-}
-
-export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }

@@ -3,6 +3,12 @@
  * Equal data always gives equal text, so its sha256 can serve as a content identity. Only plain
  * JSON data is accepted; anything else (undefined, functions, dates, non-finite numbers) throws.
  */
+import { createHash } from 'node:crypto';
+
+/** Hex sha256 of text (as UTF-8) or bytes: the digest behind snapshot ids and tool pins. */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
 
 /** Serialises plain JSON data canonically. Throws TypeError for values JSON cannot represent. */
 export function canonicalJson(value: unknown): string {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 
 import { CodexMmoError, IntegrityError, IoError, describeError } from '../errors.js';
 import { canonicalJson } from './canonical-json.js';
-import { sha256Hex, snapshotText } from './build-snapshot.js';
+import { snapshotText } from './build-snapshot.js';
+import { sha256Hex } from './canonical-json.js';
 import { SNAPSHOT_FORMAT, type Snapshot, type StoredSnapshot } from './types.js';
 
 export const SNAPSHOT_FILE = 'snapshot.json';

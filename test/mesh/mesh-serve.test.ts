@@ -14,7 +14,7 @@ import { defaultCliLaunch } from '../../src/mesh/mesh-command.js';
 import { MESH_TOKEN_ENV } from '../../src/mesh/mesh-credential.js';
 import { NO_CREDENTIAL_MESSAGE, SessionBroker } from '../../src/mesh/session-broker.js';
 import { credentialSourceFrom } from '../../src/registry/credentials.js';
-import { isAlive } from '../../src/session/process-control.js';
+import { isAlive } from '../../src/process/process-control.js';
 import { SESSION_FORMAT } from '../../src/session/session-record.js';
 import { createSessionDir, writeSessionRecord } from '../../src/session/session-store.js';
 import { tmpDir } from '../helpers/tmp.js';

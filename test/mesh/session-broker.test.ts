@@ -27,7 +27,7 @@ import { NO_CREDENTIAL_MESSAGE, SessionBroker } from '../../src/mesh/session-bro
 import { resolveDirectories } from '../../src/paths/directories.js';
 import { credentialSourceFrom } from '../../src/registry/credentials.js';
 import { writeProcessHome } from '../../src/session/codex-home.js';
-import { isAlive } from '../../src/session/process-control.js';
+import { isAlive } from '../../src/process/process-control.js';
 import { processEnvironment } from '../../src/session/process-env.js';
 import type { ResolvedPlan } from '../../src/profile/types.js';
 import type { StoredSnapshot } from '../../src/snapshot/types.js';

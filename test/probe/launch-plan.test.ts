@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { CODEX_DEFAULT_ENV_NAMES, planLaunch } from '../../src/probe/launch-plan.js';
-import { maskDeep, maskSecrets } from '../../src/probe/mask-secrets.js';
+import { maskDeep, maskSecrets } from '../../src/diagnostics/mask-secrets.js';
 import { credentialSourceFrom } from '../../src/registry/credentials.js';
 import type { HttpDefinition, StdioDefinition } from '../../src/registry/types.js';
 

@@ -14,7 +14,7 @@ import {
   type ScriptedItem,
   type ScriptedModel,
 } from '../../src/codex/scripted-model.js';
-import { isAlive } from '../../src/session/process-control.js';
+import { isAlive } from '../../src/process/process-control.js';
 import {
   echoServer,
   makeWorld,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 import { describe, expect, it, vi } from 'vitest';
 
-import { isAlive } from '../../src/session/process-control.js';
+import { isAlive } from '../../src/process/process-control.js';
 import { WATCHDOG_ENV, startWatchdog } from '../../src/session/watchdog.js';
 import { REPO, requireBuild, waitFor } from './world.js';
 

@@ -2,7 +2,7 @@
  * `codex-mmo session list [--json]`: every session under the state directory with its status;
  * a session recorded as running whose supervising process is gone shows as ended.
  */
-import { isAlive } from '../../session/process-control.js';
+import { isAlive } from '../../process/process-control.js';
 import { effectiveRecord, type SessionRecord } from '../../session/session-record.js';
 import { listSessionRecords } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';

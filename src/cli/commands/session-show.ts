@@ -2,7 +2,7 @@
  * `codex-mmo session show ID [--json]`: one session's record (profile, snapshot, supervising
  * process, status, every Codex process with its home and status). ID may be a unique prefix.
  */
-import { isAlive } from '../../session/process-control.js';
+import { isAlive } from '../../process/process-control.js';
 import { effectiveRecord } from '../../session/session-record.js';
 import { locateSession, readSessionRecord } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';

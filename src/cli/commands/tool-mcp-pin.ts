@@ -4,7 +4,7 @@
  * untouched) when the probe has errors other than drift, e.g. an enabled tool it does not offer.
  */
 import { hasErrors, type Diagnostic } from '../../diagnostics/diagnostic.js';
-import { maskDeep } from '../../probe/mask-secrets.js';
+import { maskDeep } from '../../diagnostics/mask-secrets.js';
 import { pinServer, type PinResult } from '../../probe/pin-server.js';
 import { driftJson } from '../../probe/probe-report.js';
 import { diagnosticsAffecting } from '../../registry/validate-registry.js';

@@ -5,7 +5,7 @@
  */
 import { hasErrors } from '../../diagnostics/diagnostic.js';
 import { readLockFile } from '../../probe/lock-file.js';
-import { maskDeep } from '../../probe/mask-secrets.js';
+import { maskDeep } from '../../diagnostics/mask-secrets.js';
 import { probeServer } from '../../probe/probe-server.js';
 import { probeJson, probeText } from '../../probe/probe-report.js';
 import { diagnosticsAffecting } from '../../registry/validate-registry.js';

@@ -7,7 +7,7 @@
 import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { configFiles } from '../../paths/directories.js';
 import { planLaunch, type LaunchContext } from '../../probe/launch-plan.js';
-import { maskSecrets } from '../../probe/mask-secrets.js';
+import { maskSecrets } from '../../diagnostics/mask-secrets.js';
 import { loadCredentials } from '../../registry/credentials.js';
 import { loadRegistry } from '../../registry/load-registry.js';
 import type { Registry, RegistryEntry, ServerStatus } from '../../registry/types.js';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 
-import { MASK, MaskingStream, maskSecrets, safeCut } from '../../src/session/mask-secrets.js';
+import { MASK, MaskingStream, maskSecrets, safeCut } from '../../src/diagnostics/mask-secrets.js';
 
 describe('maskSecrets', () => {
   it('replaces every credential value, longest first', () => {

@@ -1,11 +1,11 @@
 /**
- * Masks credential values in text from child processes (stderr tails, error messages) before it
- * is shown, logged or stored. Longer values are replaced first so overlapping values stay hidden;
+ * Masks credential values in text from child processes and servers (stderr tails, error
+ * messages, tool descriptions) before it is shown, logged or stored. Longer values are replaced first so overlapping values stay hidden;
  * values shorter than 4 characters are replaced where they stand alone (not inside a longer word),
  * so that a short secret is hidden without garbling every word that happens to contain it.
  */
 
-export const MASK = '****';
+export const MASK = '***';
 
 /** Values this short are masked only as whole tokens. */
 export const SHORT_SECRET_LENGTH = 4;
@@ -20,7 +20,7 @@ function ordered(secrets: readonly string[]): string[] {
 }
 
 /**
- * Replaces every occurrence of every value with `****`: anywhere for values of 4 or more
+ * Replaces every occurrence of every value with `***`: anywhere for values of 4 or more
  * characters, as a whole token (not next to a letter or digit) for shorter ones.
  */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
@@ -117,4 +117,20 @@ export class MaskingStream {
     this.pending = this.pending.slice(cut);
     this.emit(maskSecrets(out, this.secrets));
   }
+}
+
+/** Masks every string (keys included) inside plain JSON data. */
+export function maskDeep<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return maskSecrets(v, secrets);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === 'object' && v !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(v)) out[maskSecrets(k, secrets)] = walk(item);
+      return out;
+    }
+    return v;
+  };
+  return walk(value) as T;
 }
