@@ -19,13 +19,46 @@ const summaryLine: Reporter = {
   },
 };
 
+/**
+ * Test files that run real Codex: run once per supported Codex version (the project name, shown
+ * with every test, says which). Every other file runs once, against the default version.
+ */
+export const REAL_CODEX_TESTS = [
+  'test/codex/**/*.test.ts',
+  'test/compile/**/*.test.ts',
+  'test/session/**/*.test.ts',
+  'test/mesh/**/*.test.ts',
+  'test/gateway/**/*.test.ts',
+  'test/approvals/**/*.test.ts',
+  'test/model-wire/**/*.test.ts',
+  'test/profile/doctor.test.ts',
+  'test/cli/profile-doctor.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default', summaryLine],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'codex-0.171',
+          include: ['test/**/*.test.ts'],
+          env: { CODEX_MMO_TEST_CODEX: '0.171' },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'codex-0.149',
+          include: REAL_CODEX_TESTS,
+          env: { CODEX_MMO_TEST_CODEX: '0.149' },
+        },
+      },
+    ],
   },
 });

@@ -17,9 +17,10 @@ import {
   type ModelRequest,
   type ScriptedModel,
 } from '../../src/codex/scripted-model.js';
+import { TEST_CODEX_BIN } from '../helpers/codex-bin.js';
 import { tmpDir } from '../helpers/tmp.js';
 
-const CODEX = resolve('node_modules/.bin/codex');
+const CODEX = TEST_CODEX_BIN;
 const ECHO = resolve('test/fixtures/servers/echo-server.mjs');
 
 function execCodex(

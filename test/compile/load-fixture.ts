@@ -4,6 +4,7 @@
  */
 import { join, resolve } from 'node:path';
 
+import { TEST_CODEX_BIN } from '../helpers/codex-bin.js';
 import { loadCodexBase } from '../../src/compile/codex-base.js';
 import { hasErrors, formatDiagnostic } from '../../src/diagnostics/diagnostic.js';
 import { loadPack } from '../../src/profile/load-pack.js';
@@ -15,7 +16,7 @@ import { buildSnapshot } from '../../src/snapshot/build-snapshot.js';
 import type { Snapshot } from '../../src/snapshot/types.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
-export const CODEX_BIN = join(REPO, 'node_modules/.bin/codex');
+export const CODEX_BIN = TEST_CODEX_BIN;
 export const FIXTURES = join(REPO, 'test/fixtures/compile');
 
 export interface LoadedFixture {

@@ -7,6 +7,7 @@ import { chmod, cp, mkdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 
 import type { Directories } from '../../src/paths/directories.js';
+import { TEST_CODEX_BIN_DIR } from '../helpers/codex-bin.js';
 import { runCli } from '../helpers/cli.js';
 import { EXAMPLE_CONFIG, EXAMPLE_PACK, tmpDir } from './tmp.js';
 
@@ -14,7 +15,9 @@ import { EXAMPLE_CONFIG, EXAMPLE_PACK, tmpDir } from './tmp.js';
 export const BIN_DIR = join(import.meta.dirname, '..', '..', 'node_modules', '.bin');
 
 /** A PATH with the real Codex binary, node (for its launcher) and the system tools. */
-export const PATH_WITH_CODEX = [BIN_DIR, process.env.PATH ?? ''].join(delimiter);
+export const PATH_WITH_CODEX = [TEST_CODEX_BIN_DIR, BIN_DIR, process.env.PATH ?? ''].join(
+  delimiter,
+);
 
 export interface Workspace {
   readonly base: string;

@@ -6,6 +6,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
+import { TEST_CODEX_BIN } from '../helpers/codex-bin.js';
 import { doctorProfile } from '../../src/profile/doctor.js';
 import { writeLock } from '../../src/probe/lock-file.js';
 import {
@@ -146,7 +147,7 @@ describe('doctorProfile', () => {
       ...ws,
       dirs: {
         ...ws.dirs,
-        codexBin: join(import.meta.dirname, '..', '..', 'node_modules', '.bin', 'codex'),
+        codexBin: TEST_CODEX_BIN,
       },
     };
     const report = await doctor(explicit);

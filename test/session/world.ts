@@ -13,11 +13,12 @@ import { join, resolve } from 'node:path';
 import { stringify } from 'smol-toml';
 
 import { scriptedProviderConfig } from '../../src/codex/scripted-model.js';
+import { TEST_CODEX_BIN } from '../helpers/codex-bin.js';
 import { tmpDir } from '../helpers/tmp.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const CLI = join(REPO, 'dist/cli/main.js');
-export const CODEX = join(REPO, 'node_modules/.bin/codex');
+export const CODEX = TEST_CODEX_BIN;
 export const ECHO_SERVER = join(REPO, 'test/fixtures/servers/echo-server.mjs');
 
 export function requireBuild(): void {
