@@ -518,3 +518,25 @@ export { probeServer, type ProbeContext, type ProbeResult } from './probe/probe-
 export { pinServer, type PinContext, type PinResult } from './probe/pin-server.js';
 export { probeJson, probeText } from './probe/probe-report.js';
 export { PROBE_CODES, type ProbeCode, type ProbeCodeInfo } from './probe/diagnostic-codes.js';
+export {
+  CODEX_VERSIONS,
+  NEWEST_CODEX,
+  acceptsMcpServerKey,
+  acceptsTopLevelKey,
+  approvalModeAsks,
+  classifyCodexVersion,
+  codexFacts,
+  offeredNameCollisions,
+  offeredServerName,
+  supportedSeriesText,
+  versionGatedMcpServerKeys,
+  versionGatedTopLevelKeys,
+  type ApprovalHints,
+  type AutoApprovalRule,
+  type CodexVersionClass,
+  type CodexVersionFacts,
+  type InstructionsPlacement,
+  type ResponsesRequestShape,
+  type ServerNameRule,
+  type ToolOutputShape,
+} from './codex/codex-versions.js';
