@@ -13,7 +13,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { isAbsolute, join } from 'node:path';
 
 import { renderProcess } from '../compile/render-process.js';
-import type { MeshLaunch } from '../compile/types.js';
+import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
 import type { Environment } from '../paths/directories.js';
@@ -60,6 +60,8 @@ export interface BrokerOptions {
   readonly defaultCwd: string;
   /** Called whenever a participant appears or changes status. */
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
+  /** Adapts a participant's rendered home before it is written (the session's model wire). */
+  readonly prepareHome?: (rendered: RenderedHome, participant: string) => RenderedHome;
 }
 
 const ROOT_OWNER = 'root';
@@ -371,7 +373,8 @@ export class SessionBroker {
       mesh: meshLaunchFor(this.options.cli, this.options.sessionDir, args.role, id),
     });
     try {
-      await writeProcessHome(rendered, homeDir, this.options.baseCodexHome);
+      const home = this.options.prepareHome?.(rendered, id) ?? rendered;
+      await writeProcessHome(home, homeDir, this.options.baseCodexHome);
     } catch (error) {
       throw new MeshError('failed', `cannot write the home of ${id}: ${describeError(error)}`);
     }

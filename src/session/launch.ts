@@ -36,6 +36,8 @@ import {
   writeSessionRecord,
 } from './session-store.js';
 import { startWatchdog, type Watchdog } from './watchdog.js';
+import { startSessionWire } from '../model-wire/session-wire.js';
+import type { ModelWire } from '../model-wire/model-wire.js';
 
 /** Longest Unix socket path we use (the OS limit is 104–108 bytes). */
 export const MAX_SOCKET_PATH = 100;
@@ -71,6 +73,8 @@ export interface RunningSession {
   readonly dir: string;
   readonly pid: number | undefined;
   readonly broker: SessionBroker;
+  /** The session's model wire: which role each thread runs (`roleOfThread`). */
+  readonly modelWire: ModelWire;
   /** Forwards a signal to Codex; the session then ends as `stopped`. */
   signal(signal: NodeJS.Signals): void;
   readonly done: Promise<SessionOutcome>;
@@ -125,9 +129,11 @@ export async function launchSession(
       participants.flatMap((p) => (p.pid !== undefined && isActiveStatus(p.status) ? [p.pid] : [])),
     );
   };
+  // every Codex process of the session reaches its model through the session's model wire
+  const wire = await startSessionWire(context.stored.snapshot, context.plan, paths.logs);
   // the home, the first record and the broker are independent: prepare them concurrently
   const [home, first, started] = await Promise.allSettled([
-    writeProcessHome(plan.rendered, plan.homeDir, context.baseCodexHome),
+    writeProcessHome(wire.home(plan.rendered, 'root'), plan.homeDir, context.baseCodexHome),
     writer.update((r) => r),
     SessionBroker.start({
       sessionId: plan.id,
@@ -142,6 +148,7 @@ export async function launchSession(
       codexBin: plan.command,
       cli: context.cli,
       defaultCwd: plan.cwd,
+      prepareHome: (rendered, id) => wire.home(rendered, id),
       onChange: (list) => {
         participants = list;
         watchParticipants();
@@ -155,11 +162,15 @@ export async function launchSession(
       },
     }),
   ]);
-  if (started.status === 'rejected') throw started.reason;
+  if (started.status === 'rejected') {
+    await wire.close();
+    throw started.reason;
+  }
   const broker = started.value;
   for (const step of [home, first]) {
     if (step.status === 'rejected') {
       await broker.close();
+      await wire.close();
       await removeAuthCopies(paths.homes);
       throw step.reason;
     }
@@ -226,6 +237,7 @@ export async function launchSession(
     const { code, signal } = await exit;
     masked.end();
     await broker.close();
+    await wire.close();
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session
     await Promise.all([logChain, removeAuthCopies(paths.homes)]);
@@ -274,6 +286,7 @@ export async function launchSession(
     dir: plan.dir,
     pid,
     broker,
+    modelWire: wire,
     signal(signal: NodeJS.Signals): void {
       if (child.exitCode === null && child.signalCode === null) {
         forwarded.signal = true;

@@ -93,6 +93,11 @@ export interface SmokeReport {
   /** What this smoke run measured and what it did not, in words. */
   readonly scope: string[];
   readonly diagnostics: Diagnostic[];
+  /**
+   * The model wire: smoke always runs through it; `session_enforcing` says whether a session with
+   * the operator's provider does too, and `reason` why not.
+   */
+  readonly model_wire?: { readonly session_enforcing: boolean; readonly reason?: string };
 }
 
 /** Whether `mmo_mesh` is enabled for `role` as a process root (it has spawn or control). */
@@ -221,7 +226,7 @@ export function describeScope(
   }
   if (plan.processes.some((p) => p.roles.length > 1)) {
     lines.push(
-      'Native roles were spawned with spawn_agent inside each process they belong to, and are measured in each.',
+      'Native roles were spawned with spawn_agent inside each process they belong to, and are measured in each, as the model receives them through the model wire (which narrows each role to its grants).',
     );
   }
   lines.push(
@@ -230,10 +235,19 @@ export function describeScope(
   return lines;
 }
 
-/** What a role's measurement means: errors for a root or participant, warnings for a native role. */
-export function roleDiagnostics(name: string, role: SmokeMeasurement): Diagnostic[] {
+/**
+ * What a role's measurement means: errors for a root or participant, warnings for a native role.
+ * With the model wire enforcing (`wireEnforcing`) a native role is held to its grants as well:
+ * a tool it was not granted is an error, and a granted tool it lacks (its process root has no
+ * grant of that server, and Codex starts a sub-agent with its parent's servers only) a warning.
+ */
+export function roleDiagnostics(
+  name: string,
+  role: SmokeMeasurement,
+  wireEnforcing = false,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const native = role.kind === 'native';
+  const native = role.kind === 'native' && !wireEnforcing;
   if (!role.measured) {
     out.push(
       diagnostic({
@@ -277,6 +291,18 @@ export function roleDiagnostics(name: string, role: SmokeMeasurement): Diagnosti
         message: `role '${name}' received tools it was not granted: ${extra}`,
       }),
     );
+  }
+  if (role.kind === 'native') {
+    if (missing !== '') {
+      out.push(
+        diagnostic({
+          severity: 'warning',
+          code: 'native-role-not-isolated',
+          message: `native role '${name}' did not receive granted tools (${missing}): measured, Codex starts a native role with the servers of its process root '${role.process}' only, and the model wire can narrow what a role is offered but not add to it; grant them to '${role.process}' too, or make '${name}' a participant (spawn)`,
+        }),
+      );
+    }
+    return out;
   }
   if (missing !== '') {
     out.push(

@@ -60,6 +60,9 @@ import {
   type SmokeServerFailure,
 } from './smoke-report.js';
 import { CHILD_WAIT_MS, SmokeScript, processTask, waitUntil } from './smoke-script.js';
+import type { ModelWire } from '../model-wire/model-wire.js';
+import { startSessionWire } from '../model-wire/session-wire.js';
+import { providerRoute } from '../model-wire/provider-route.js';
 export { SMOKE_SPAWN_MARKER } from './smoke-script.js';
 export type {
   SmokeMeasurement,
@@ -197,6 +200,8 @@ interface Run {
   readonly workdir: string;
   readonly cli: MeshLaunch;
   readonly modelUrl: string;
+  /** The model wire between every Codex process and the scripted model. */
+  readonly wire: ModelWire;
   readonly script: SmokeScript;
   readonly secrets: string[];
   readonly failures: SmokeServerFailure[];
@@ -225,7 +230,8 @@ async function driveProcess(
     home: run.request.home,
     ...(withMesh ? { mesh: meshLaunchFor(run.cli, run.sessionDir, process.root) } : {}),
   });
-  await writeRenderedHome(withMesh ? rendered : smokeHome(rendered, run.modelUrl), home);
+  const own = withMesh ? rendered : smokeHome(rendered, run.modelUrl);
+  await writeRenderedHome(run.wire.home(own, withMesh ? 'root' : process.root), home);
   const penv = processEnvironment(
     plan,
     process,
@@ -437,6 +443,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     base: withScriptedProvider(stored.snapshot.base, model.baseUrl),
   };
   const sessionDir = join(work, 'session');
+  const wire = await startSessionWire(snapshot, plan, undefined);
   const run: Run = {
     snapshot,
     plan,
@@ -447,6 +454,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     workdir: join(work, 'work'),
     cli,
     modelUrl: model.baseUrl,
+    wire,
     script,
     secrets: [...credentials.source.secretValues()],
     failures: [],
@@ -485,6 +493,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       codexBin,
       cli,
       defaultCwd: run.workdir,
+      prepareHome: (rendered, id) => wire.home(rendered, id),
     });
     const root = plan.processes.find((p) => p.root === plan.root);
     const live = broker;
@@ -521,10 +530,22 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     );
   } finally {
     await broker?.close();
+    await wire.close();
     await model.close();
     await rm(work, { recursive: true, force: true });
   }
   diagnostics.push(...run.diagnostics);
+  // smoke puts the wire in front of the scripted model; a session fronts the operator's provider
+  const sessionRoute = providerRoute(stored.snapshot.base);
+  if (sessionRoute.kind === 'unfrontable') {
+    diagnostics.push(
+      diagnostic({
+        severity: 'warning',
+        code: 'model-wire-unfrontable',
+        message: `smoke measured native roles through the model wire, but a session cannot put it in front of the configured provider: ${sessionRoute.reason}; in a session every native role is offered its process root's tools`,
+      }),
+    );
+  }
   for (const failure of run.script.failures) {
     if (failure.via !== 'spawn_agent') continue;
     diagnostics.push(
@@ -556,7 +577,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
         role,
         howStarted(plan, spawnedBy, process, role),
       );
-      diagnostics.push(...roleDiagnostics(role, m));
+      diagnostics.push(...roleDiagnostics(role, m, wire.enforcing));
       measured.set(role, [...(measured.get(role) ?? []), m]);
     }
   }
@@ -579,5 +600,9 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       direct.map((p) => p.root),
     ),
     diagnostics,
+    model_wire:
+      sessionRoute.kind === 'unfrontable'
+        ? { session_enforcing: false, reason: sessionRoute.reason }
+        : { session_enforcing: true },
   };
 }

@@ -155,7 +155,8 @@ describe('profile smoke with real Codex', () => {
       expect(headers.authorization).toBe(`Bearer ${TOKEN}`);
       expect(headers['x-workspace']).toBe(WORKSPACE);
     }
-    // measured, not assumed: the native role gets its process root's tools, in each process
+    // measured through the model wire: the native role is offered none of its process root's
+    // tools; its own server is one the roots lack, which Codex never starts for a sub-agent
     expect(report.roles.reviewer).toMatchObject({
       process: 'lead',
       kind: 'native',
@@ -163,18 +164,20 @@ describe('profile smoke with real Codex', () => {
       shared_process: true,
       measured: true,
       granted: { notes: ['add', 'list'] },
-      received: { files: ['read'] },
-      extra: { files: ['read'] },
+      received: {},
+      extra: {},
       missing: { notes: ['add', 'list'] },
     });
     expect(report.roles.reviewer?.other_processes).toEqual([
       expect.objectContaining({
         process: 'researcher',
         measured: true,
-        received: { web: ['note'] },
+        received: {},
+        extra: {},
         missing: { notes: ['add', 'list'] },
       }),
     ]);
+    expect(report.model_wire).toEqual({ session_enforcing: true });
     expect(report.diagnostics.map((d) => d.code)).toContain('native-role-not-isolated');
     expect(report.servers_failed).toEqual([]);
     expect(report.missing_env).toEqual([]);
@@ -192,9 +195,9 @@ describe('profile smoke with real Codex', () => {
     expect(text.stdout).toMatch(/lead\s+root\s+mmo_mesh\s+all 5 tools\s+all 5 tools\s+ok/);
     expect(text.stdout).toMatch(/researcher\s+participant \(by lead\)\s+web\s+note\s+note\s+ok/);
     expect(text.stdout).toMatch(
-      /reviewer\s+native of lead\s+files\s+-\s+read\s+extra: read \(shared process\)/,
+      /reviewer\s+native of lead\s+notes\s+add, list\s+-\s+missing: add, list \(shared process\)/,
     );
-    expect(text.stdout).toMatch(/reviewer\s+native of researcher\s+web\s+-\s+note\s+extra: note/);
+    expect(text.stdout).not.toMatch(/reviewer\s+native of \S+\s+(files|web)/);
     expect(text.stdout).toContain('What was measured:');
     expect(text.stdout).toContain('Not measured: tool calls');
     expect(text.stdout).toContain('smoke: passed');

@@ -1,0 +1,25 @@
+/**
+ * Starts the model wire of one session from its snapshot and plan: the provider comes from the
+ * snapshot's base settings, and the wire's records go to `<session>/logs/model-wire.jsonl`.
+ */
+import { join } from 'node:path';
+
+import type { ResolvedPlan } from '../profile/types.js';
+import type { Snapshot } from '../snapshot/types.js';
+import { ModelWire } from './model-wire.js';
+
+/** The file, in a session's log directory, that holds the wire's records. */
+export const MODEL_WIRE_LOG = 'model-wire.jsonl';
+
+export function startSessionWire(
+  snapshot: Snapshot,
+  plan: ResolvedPlan,
+  logsDir: string | undefined,
+): Promise<ModelWire> {
+  return ModelWire.start({
+    profile: snapshot.profile,
+    plan,
+    base: snapshot.base,
+    ...(logsDir !== undefined ? { logFile: join(logsDir, MODEL_WIRE_LOG) } : {}),
+  });
+}
