@@ -540,3 +540,38 @@ export {
   type ServerNameRule,
   type ToolOutputShape,
 } from './codex/codex-versions.js';
+
+// The model wire: a per-session Responses proxy that narrows each thread to its role's grants
+export {
+  ModelWire,
+  type ModelWireOptions,
+  type ThreadRole,
+  type WireRecord,
+} from './model-wire/model-wire.js';
+export { MODEL_WIRE_LOG, startSessionWire } from './model-wire/session-wire.js';
+export {
+  CHATGPT_BACKEND_BASE,
+  OPENAI_API_BASE,
+  WIRE_OPENAI_PROVIDER,
+  pointAtWire,
+  providerRoute,
+  upstreamOf,
+  type ProviderRoute,
+} from './model-wire/provider-route.js';
+export { filterTools, type FilteredTools } from './model-wire/filter-tools.js';
+export {
+  ThreadRoles,
+  attribute,
+  type Attribution,
+  type ThreadEntry,
+} from './model-wire/thread-roles.js';
+export {
+  modelSafeName,
+  wireProcess,
+  wireRole,
+  type WireProcess,
+  type WireRole,
+} from './model-wire/role-grants.js';
+export { developerTexts, wireIdentity, type WireIdentity } from './model-wire/wire-request.js';
+export { wireEnforcement } from './model-wire/enforcement.js';
+export type { NativeEnforcement } from './profile/native-isolation.js';

@@ -56,6 +56,11 @@ export interface CodexVersionFacts {
   /** Whether a native sub-agent gets its own role file's MCP servers, filters and approval modes. */
   readonly nativeRolesIsolated: boolean;
   /**
+   * Whether the model wire was measured narrowing each native role's offered tools to its grants
+   * on this series (both request shapes, thread headers, HTTP with websockets off).
+   */
+  readonly modelWireNarrows: boolean;
+  /**
    * Whether, with `shell_environment_policy` unset, every variable of the Codex process reaches
    * the model's shell.
    */
@@ -119,6 +124,7 @@ const CODEX_0171: CodexVersionFacts = {
   versionTopLevelKeys: ['mcp_optional_startup_grace_ms'],
   autoApproval: 'writes',
   nativeRolesIsolated: false,
+  modelWireNarrows: true,
   shellInheritsAllByDefault: true,
   hasMcpServerCommand: false,
   rollbackMethod: 'thread/revert',
@@ -141,6 +147,7 @@ const CODEX_0149: CodexVersionFacts = {
   versionTopLevelKeys: [],
   autoApproval: 'annotations',
   nativeRolesIsolated: false,
+  modelWireNarrows: true,
   shellInheritsAllByDefault: true,
   hasMcpServerCommand: true,
   rollbackMethod: 'thread/rollback',

@@ -15,6 +15,7 @@ import { checkReadiness, type Readiness } from '../registry/readiness.js';
 import type { Transport } from '../registry/types.js';
 import { readLock } from '../probe/lock-file.js';
 import { nativeIsolationDiagnostics } from './native-isolation.js';
+import { wireEnforcement } from '../model-wire/enforcement.js';
 import { openPack } from './pack-store.js';
 import { planToJson, type ResolvedPlanJson } from './plan-json.js';
 import { resolveAgainst, withGrantProblems } from './resolve-pack.js';
@@ -255,7 +256,8 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   const credentials = await loadCredentials(files.credentials, input.env);
   diagnostics.push(...credentials.diagnostics);
   // compile copies codex-base.toml into every rendered config: its problems stop a session too
-  diagnostics.push(...(await loadCodexBase(input.dirs.configDir)).diagnostics);
+  const codexBase = await loadCodexBase(input.dirs.configDir);
+  diagnostics.push(...codexBase.diagnostics);
 
   const readiness: Readiness[] = [];
   for (const id of ids) {
@@ -293,7 +295,12 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
     const source = { file: pack.file, ...(pack.positions ? { positions: pack.positions } : {}) };
     // one per native role per process: many for a large pack, so no spread into push()
     for (const found of [
-      nativeIsolationDiagnostics(pack, plan, source),
+      nativeIsolationDiagnostics(
+        pack,
+        plan,
+        source,
+        wireEnforcement(codexBase.base, codex.codex.version),
+      ),
       securityNotes(pack, plan, source),
       unreachableRoles(pack, plan),
     ]) {

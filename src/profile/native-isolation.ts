@@ -10,6 +10,13 @@ import { keyLocation, type KeyPath } from '../toml/key-positions.js';
 import type { PlanSource } from './resolve-plan.js';
 import type { ProfileData, ResolvedPlan } from './types.js';
 
+/**
+ * Whether a session's model wire narrows each native role's offered tools to its grants (see
+ * src/model-wire/enforcement.ts), or why it cannot.
+ */
+export type NativeEnforcement =
+  { readonly narrows: true } | { readonly narrows: false; readonly reason: string };
+
 /** Tools of one server, as `server:tool` pairs grouped by server. */
 export interface ServerTools {
   readonly server: string;
@@ -149,6 +156,48 @@ function meshSentence(delta: NativeRoleDelta, mesh: MeshDelta): string {
     : `it will GAIN mmo_mesh with \`${delta.process}\`'s participant grants (${formatMeshGrants(mesh.effective)})`;
 }
 
+/**
+ * The `native-role-not-isolated` warning of a native role when the model wire narrows what it
+ * is offered: what the wire cannot do — call-time checks of the tools it removes, servers its
+ * process root lacks, `mmo_mesh` acting with the root's lists, the root's `required` — or
+ * undefined when nothing is left.
+ */
+function narrowedWarning(
+  delta: NativeRoleDelta,
+  where: ReturnType<typeof keyLocation>,
+): Diagnostic | undefined {
+  const parts: string[] = [];
+  if (delta.gains.length > 0) {
+    parts.push(
+      `its model is offered only its own grants (the model wire removes ${formatTools(delta.gains)}), but Codex still runs those tools of \`${delta.process}\` when the role's model names them unoffered, and no tool-side check refuses such a call by thread`,
+    );
+  }
+  if (delta.loses.length > 0) {
+    parts.push(
+      `it will LOSE ${formatTools(delta.loses)} (granted to \`${delta.role}\`, not to \`${delta.process}\`): Codex starts a sub-agent with its parent's servers only, and the wire can narrow, not add`,
+    );
+  }
+  const mesh = delta.mesh;
+  if (
+    mesh !== undefined &&
+    (mesh.own.spawn.length + mesh.own.control.length > 0 || mesh.effective === null)
+  ) {
+    parts.push(meshSentence(delta, mesh));
+  }
+  if (delta.requiredDiffers.length > 0) {
+    parts.push(
+      `\`required\` of ${delta.requiredDiffers.join(', ')} follows \`${delta.process}\`'s grant`,
+    );
+  }
+  if (parts.length === 0) return undefined;
+  return diagnostic({
+    severity: 'warning',
+    code: 'native-role-not-isolated',
+    message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process (Codex 0.149 and 0.171 give a native role its parent's MCP servers): ${parts.join('; ')}. Where isolation matters, make \`${delta.role}\` a participant role (list it in \`spawn\` instead of \`native_agents\`)`,
+    ...where,
+  });
+}
+
 function formatTools(groups: readonly ServerTools[]): string {
   return groups.map((g) => g.tools.map((t) => `${g.server}:${t}`).join(', ')).join(', ');
 }
@@ -183,6 +232,7 @@ export function nativeIsolationDiagnostics(
   profile: ProfileData,
   plan: ResolvedPlan,
   source?: PlanSource,
+  wire?: NativeEnforcement,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const listings = nativeListings(profile, plan);
@@ -194,7 +244,10 @@ export function nativeIsolationDiagnostics(
       delta.loses.length > 0 ||
       delta.requiredDiffers.length > 0 ||
       delta.mesh !== undefined;
-    if (differs) {
+    if (differs && wire?.narrows === true) {
+      const narrowed = narrowedWarning(delta, where);
+      if (narrowed !== undefined) out.push(narrowed);
+    } else if (differs) {
       const parts: string[] = [];
       if (delta.gains.length > 0) {
         parts.push(
@@ -212,11 +265,12 @@ export function nativeIsolationDiagnostics(
           `\`required\` of ${delta.requiredDiffers.join(', ')} follows \`${delta.process}\`'s grant`,
         );
       }
+      const why = wire?.narrows === false ? ` (${wire.reason})` : '';
       out.push(
         diagnostic({
           severity: 'warning',
           code: 'native-role-not-isolated',
-          message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process, and Codex 0.149 gives a native role its parent's MCP servers, tool filters and approval modes, not its own grants: ${parts.join('; ')}. Where isolation matters, make \`${delta.role}\` a participant role (list it in \`spawn\` instead of \`native_agents\`, so it is launched through mmo_mesh as its own Codex process with its own configuration)`,
+          message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process, and Codex 0.149 gives a native role its parent's MCP servers, tool filters and approval modes, not its own grants${why}: ${parts.join('; ')}. Where isolation matters, make \`${delta.role}\` a participant role (list it in \`spawn\` instead of \`native_agents\`, so it is launched through mmo_mesh as its own Codex process with its own configuration)`,
           ...where,
         }),
       );

@@ -63,7 +63,7 @@ describe('doctorProfile', () => {
     expect(codes.filter((c) => c === 'server-not-pinned')).toHaveLength(2);
     expect(report.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const native = report.diagnostics.find((d) => d.code === 'native-role-not-isolated')!;
-    expect(native.message).toContain('GAIN everything:get-sum');
+    expect(native.message).toContain('the model wire removes everything:get-sum');
     expect(native.file).toBe(join(ws.pack, 'profile.toml'));
     expect(report.plan?.processes.map((p) => p.root)).toEqual(['lead', 'researcher']);
   });

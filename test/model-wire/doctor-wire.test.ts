@@ -1,0 +1,81 @@
+/**
+ * What doctor says about native roles once the model wire can narrow them: the warning keeps
+ * only what the wire cannot do, and stays whole, with the reason, where the wire cannot front
+ * the provider or the Codex version was not measured.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { wireEnforcement } from '../../src/model-wire/enforcement.js';
+import { nativeIsolationDiagnostics } from '../../src/profile/native-isolation.js';
+import { resolvePlan } from '../../src/profile/resolve-plan.js';
+import type { ProfileData } from '../../src/profile/types.js';
+import { profile, role, servers, stdio } from '../profile/build.js';
+
+const defs = servers(stdio('ida', ['list_functions', 'decompile']), stdio('web', ['search']));
+
+function warningsOf(p: ProfileData, wire: ReturnType<typeof wireEnforcement>): string[] {
+  const { plan } = resolvePlan(p, defs);
+  return nativeIsolationDiagnostics(p, plan!, undefined, wire)
+    .filter((d) => d.code === 'native-role-not-isolated')
+    .map((d) => d.message);
+}
+
+const subset = profile('lead', [
+  role('lead', { native_agents: ['rev'], control: ['helper'], grants: { ida: {} } }),
+  role('rev', { grants: { ida: { enabled_tools: ['list_functions'] } } }),
+  role('helper', {}),
+]);
+
+describe('wireEnforcement', () => {
+  it('narrows for a frontable provider on a measured Codex series', () => {
+    expect(wireEnforcement({}, '0.171.0')).toEqual({ narrows: true });
+    expect(wireEnforcement({}, '0.149.1')).toEqual({ narrows: true });
+  });
+
+  it('says why not for an unfrontable provider, an untested version or no Codex', () => {
+    expect(wireEnforcement({ model_provider: 'ollama' }, '0.171.0')).toMatchObject({
+      narrows: false,
+      reason: expect.stringContaining('cannot front the provider') as string,
+    });
+    expect(wireEnforcement({}, '0.180.0')).toEqual({
+      narrows: false,
+      reason: 'the model wire was measured on Codex 0.149.x, 0.171.x only, not on 0.180.0',
+    });
+    expect(wireEnforcement({}, undefined)).toMatchObject({ narrows: false });
+  });
+});
+
+describe('native-role-not-isolated with the model wire', () => {
+  it('keeps only what the wire cannot do for a role narrower than its root', () => {
+    const [message, ...rest] = warningsOf(subset, { narrows: true });
+    expect(rest).toEqual([]);
+    expect(message).toContain('the model wire removes ida:decompile');
+    expect(message).toContain('Codex still runs those tools');
+    // the wire strips the mesh from a role without spawn/control: no GAIN of mmo_mesh
+    expect(message).not.toContain('mmo_mesh');
+  });
+
+  it('says nothing for a role granted exactly like its root', () => {
+    const same = profile('lead', [
+      role('lead', { native_agents: ['rev'], grants: { ida: {} } }),
+      role('rev', { grants: { ida: {} } }),
+    ]);
+    expect(warningsOf(same, { narrows: true })).toEqual([]);
+  });
+
+  it('still reports servers the root lacks, which the wire cannot add', () => {
+    const loses = profile('lead', [
+      role('lead', { native_agents: ['rev'], grants: { ida: {} } }),
+      role('rev', { grants: { ida: {}, web: {} } }),
+    ]);
+    const [message] = warningsOf(loses, { narrows: true });
+    expect(message).toContain('it will LOSE web:search');
+  });
+
+  it('keeps the whole warning, with the reason, where the wire cannot narrow', () => {
+    const [message] = warningsOf(subset, { narrows: false, reason: 'WHY-NOT' });
+    expect(message).toContain('(WHY-NOT)');
+    expect(message).toContain('it will GAIN ida:decompile');
+    expect(message).toContain('GAIN mmo_mesh');
+  });
+});
