@@ -222,7 +222,7 @@ export {
   type NativeRoleDelta,
   type ServerTools,
 } from './profile/native-isolation.js';
-export { securityNotes } from './profile/security-notes.js';
+export { securityNotes, serverNameCollisions } from './profile/security-notes.js';
 export { PROFILE_DIAGNOSTIC_CODES, type CodeInfo } from './profile/diagnostic-codes.js';
 export {
   INSTALLED_DIR_MODE,
@@ -540,3 +540,10 @@ export {
   type ServerNameRule,
   type ToolOutputShape,
 } from './codex/codex-versions.js';
+export {
+  CODEX_INSTALL_COMMAND,
+  codexInUse,
+  codexVersionDiagnostics,
+  untestedVersionDiagnostic,
+  type CodexInUse,
+} from './codex/codex-in-use.js';
