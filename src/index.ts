@@ -518,3 +518,22 @@ export { probeServer, type ProbeContext, type ProbeResult } from './probe/probe-
 export { pinServer, type PinContext, type PinResult } from './probe/pin-server.js';
 export { probeJson, probeText } from './probe/probe-report.js';
 export { PROBE_CODES, type ProbeCode, type ProbeCodeInfo } from './probe/diagnostic-codes.js';
+
+// Onboarding: `tool-mcp add` from a live server
+export {
+  ADDED_APPROVAL_MODE,
+  addServer,
+  addedFragmentFile,
+  credentialArguments,
+  type AddContext,
+  type AddRequest,
+  type AddResult,
+} from './onboard/add-server.js';
+export {
+  commentText,
+  renderFragment,
+  type FragmentSpec,
+  type FragmentTarget,
+  type FragmentTool,
+} from './onboard/fragment-text.js';
+export { writeNewFragment, type WriteFragmentResult } from './registry/write-fragment.js';

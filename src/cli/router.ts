@@ -39,6 +39,10 @@ export const COMMANDS: Readonly<
       summary: "record a server's current tool surface in tool-mcp.lock",
       load: () => import('./commands/tool-mcp-pin.js'),
     },
+    add: {
+      summary: 'start a new server, write its fragment with every tool it offers, and pin it',
+      load: () => import('./commands/tool-mcp-add.js'),
+    },
   },
   profile: {
     install: {
