@@ -537,3 +537,14 @@ export {
   type FragmentTool,
 } from './onboard/fragment-text.js';
 export { writeNewFragment, type WriteFragmentResult } from './registry/write-fragment.js';
+export {
+  DEFAULT_SCRIPT,
+  itemsOfStep,
+  parseModelScript,
+  scriptHandler,
+  sectionFor,
+  stepsTaken,
+  type ModelScript,
+  type ScriptSection,
+  type ScriptStep,
+} from './onboard/model-script.js';

@@ -98,6 +98,10 @@ export const TOP_LEVEL: Readonly<Record<string, { summary: string; load: Loader 
     summary: 'run `codex exec` as a profile with a prompt',
     load: () => import('./commands/exec.js'),
   },
+  'scripted-model': {
+    summary: 'serve the built-in scripted model, for offline runs without an API key',
+    load: () => import('./commands/scripted-model.js'),
+  },
 };
 
 export function topLevelHelp(): string {
