@@ -60,32 +60,32 @@ export function parseModelScript(
   file: string,
 ): { script?: ModelScript; diagnostics: Diagnostic[] } {
   const diagnostics: Diagnostic[] = [];
-  const problem = (path: string, message: string): void => {
+  const invalidAt = (path: string, message: string): void => {
     diagnostics.push(diagnostic({ code: 'model-script-invalid', message, file, path }));
   };
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    problem('', `not valid JSON (${error instanceof Error ? error.message : String(error)})`);
+    invalidAt('', `not valid JSON (${error instanceof Error ? error.message : String(error)})`);
     return { diagnostics };
   }
   if (!isRecord(value)) {
-    problem('', 'a script is a JSON object: {"steps": [...]} or {"scripts": [...]}');
+    invalidAt('', 'a script is a JSON object: {"steps": [...]} or {"scripts": [...]}');
     return { diagnostics };
   }
   const rawSections: { path: string; value: unknown }[] = [];
   for (const key of Object.keys(value)) {
     if (key !== 'steps' && key !== 'scripts') {
-      problem(key, `unknown key "${key}"${didYouMean(key, ['steps', 'scripts'])}`);
+      invalidAt(key, `unknown key "${key}"${didYouMean(key, ['steps', 'scripts'])}`);
     }
   }
   if (Object.hasOwn(value, 'steps') === Object.hasOwn(value, 'scripts')) {
-    problem('', 'give exactly one of "steps" (one script for every agent) or "scripts"');
+    invalidAt('', 'give exactly one of "steps" (one script for every agent) or "scripts"');
   } else if (Object.hasOwn(value, 'steps')) {
     rawSections.push({ path: '', value: { steps: value.steps } });
   } else if (!Array.isArray(value.scripts) || value.scripts.length === 0) {
-    problem('scripts', '"scripts" is a non-empty array of {"when_offered"?, "steps"}');
+    invalidAt('scripts', '"scripts" is a non-empty array of {"when_offered"?, "steps"}');
   } else {
     value.scripts.forEach((section, index) => {
       rawSections.push({ path: `scripts[${index}]`, value: section });
@@ -93,7 +93,7 @@ export function parseModelScript(
   }
   const sections: ScriptSection[] = [];
   for (const raw of rawSections) {
-    const section = parseSection(raw.value, raw.path, problem);
+    const section = parseSection(raw.value, raw.path, invalidAt);
     if (section !== undefined) sections.push(section);
   }
   if (diagnostics.length > 0) return { diagnostics };
@@ -108,29 +108,32 @@ function join(path: string, key: string | number): string {
 function parseSection(
   value: unknown,
   path: string,
-  problem: (path: string, message: string) => void,
+  invalidAt: (path: string, message: string) => void,
 ): ScriptSection | undefined {
   if (!isRecord(value)) {
-    problem(path, 'a script section is an object {"when_offered"?: "SERVER", "steps": [...]}');
+    invalidAt(path, 'a script section is an object {"when_offered"?: "SERVER", "steps": [...]}');
     return undefined;
   }
   for (const key of Object.keys(value)) {
     if (key !== 'steps' && key !== 'when_offered') {
-      problem(join(path, key), `unknown key "${key}"${didYouMean(key, ['steps', 'when_offered'])}`);
+      invalidAt(
+        join(path, key),
+        `unknown key "${key}"${didYouMean(key, ['steps', 'when_offered'])}`,
+      );
     }
   }
   const when = value.when_offered;
   if (when !== undefined && (typeof when !== 'string' || when === '')) {
-    problem(join(path, 'when_offered'), 'when_offered is a Tool MCP server ID (a string)');
+    invalidAt(join(path, 'when_offered'), 'when_offered is a Tool MCP server ID (a string)');
   }
   const steps = value.steps;
   if (!Array.isArray(steps) || steps.length === 0) {
-    problem(join(path, 'steps'), '"steps" is a non-empty array of steps');
+    invalidAt(join(path, 'steps'), '"steps" is a non-empty array of steps');
     return undefined;
   }
   const parsed: ScriptStep[] = [];
   steps.forEach((step, index) => {
-    const out = parseStep(step, join(join(path, 'steps'), index), problem);
+    const out = parseStep(step, join(join(path, 'steps'), index), invalidAt);
     if (out !== undefined) parsed.push(out);
   });
   return { ...(typeof when === 'string' ? { whenOffered: when } : {}), steps: parsed };
@@ -139,35 +142,35 @@ function parseSection(
 function parseStep(
   value: unknown,
   path: string,
-  problem: (path: string, message: string) => void,
+  invalidAt: (path: string, message: string) => void,
 ): ScriptStep | undefined {
   const shapes =
     '{"reply": TEXT}, {"shell": COMMAND}, {"tool": "SERVER.TOOL", "arguments": {...}} or {"function": NAME, "namespace"?: NS, "arguments": {...}}';
   if (!isRecord(value)) {
-    problem(path, `a step is one of ${shapes}`);
+    invalidAt(path, `a step is one of ${shapes}`);
     return undefined;
   }
   const kinds = STEP_KINDS.filter((k) => Object.hasOwn(value, k));
   const kind = kinds[0];
   if (kind === undefined || kinds.length > 1) {
-    problem(path, `a step is exactly one of ${shapes}`);
+    invalidAt(path, `a step is exactly one of ${shapes}`);
     return undefined;
   }
   let ok = true;
   for (const key of Object.keys(value)) {
     if (!STEP_KEYS[kind].includes(key)) {
-      problem(join(path, key), `a "${kind}" step has no key "${key}"`);
+      invalidAt(join(path, key), `a "${kind}" step has no key "${key}"`);
       ok = false;
     }
   }
   const main = value[kind];
   if (typeof main !== 'string' || main === '') {
-    problem(join(path, kind), `"${kind}" must be a non-empty string`);
+    invalidAt(join(path, kind), `"${kind}" must be a non-empty string`);
     return undefined;
   }
   const args = value.arguments ?? {};
   if ((kind === 'tool' || kind === 'function') && !isRecord(args)) {
-    problem(join(path, 'arguments'), '"arguments" must be a JSON object');
+    invalidAt(join(path, 'arguments'), '"arguments" must be a JSON object');
     return undefined;
   }
   if (!ok) return undefined;
@@ -179,7 +182,7 @@ function parseStep(
     case 'tool': {
       const dot = main.indexOf('.');
       if (dot <= 0 || dot === main.length - 1) {
-        problem(join(path, 'tool'), '"tool" is SERVER.TOOL, e.g. "everything.echo"');
+        invalidAt(join(path, 'tool'), '"tool" is SERVER.TOOL, e.g. "everything.echo"');
         return undefined;
       }
       return { tool: main, arguments: args as Record<string, unknown> };
@@ -187,7 +190,7 @@ function parseStep(
     case 'function': {
       const namespace = value.namespace;
       if (namespace !== undefined && typeof namespace !== 'string') {
-        problem(join(path, 'namespace'), '"namespace" must be a string');
+        invalidAt(join(path, 'namespace'), '"namespace" must be a string');
         return undefined;
       }
       return {
