@@ -547,3 +547,33 @@ export {
   untestedVersionDiagnostic,
   type CodexInUse,
 } from './codex/codex-in-use.js';
+
+// Onboarding: `tool-mcp add` from a live server
+export {
+  ADDED_APPROVAL_MODE,
+  addServer,
+  addedFragmentFile,
+  credentialArguments,
+  type AddContext,
+  type AddRequest,
+  type AddResult,
+} from './onboard/add-server.js';
+export {
+  commentText,
+  renderFragment,
+  type FragmentSpec,
+  type FragmentTarget,
+  type FragmentTool,
+} from './onboard/fragment-text.js';
+export { writeNewFragment, type WriteFragmentResult } from './registry/write-fragment.js';
+export {
+  DEFAULT_SCRIPT,
+  itemsOfStep,
+  parseModelScript,
+  scriptHandler,
+  sectionFor,
+  stepsTaken,
+  type ModelScript,
+  type ScriptSection,
+  type ScriptStep,
+} from './onboard/model-script.js';

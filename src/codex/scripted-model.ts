@@ -322,11 +322,14 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 }
 
 /**
- * Starts the scripted model on 127.0.0.1 (a free port). Each `POST …/responses` is recorded and
+ * Starts the scripted model on 127.0.0.1 (a free port unless `options.port` names one). Each `POST …/responses` is recorded and
  * answered with the items `handler` returns; a handler that throws gets an HTTP 500 and its
  * message in `errors`. `GET …/models` answers with the one scripted model.
  */
-export async function startScriptedModel(handler: ScriptHandler): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  handler: ScriptHandler,
+  options: { readonly port?: number } = {},
+): Promise<ScriptedModel> {
   const requests: ModelRequest[] = [];
   const errors: string[] = [];
   let counter = 0;
@@ -363,7 +366,7 @@ export async function startScriptedModel(handler: ScriptHandler): Promise<Script
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });
