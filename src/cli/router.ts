@@ -82,6 +82,22 @@ export const COMMANDS: Readonly<
     list: { summary: 'list sessions', load: () => import('./commands/session-list.js') },
     show: { summary: 'show a session', load: () => import('./commands/session-show.js') },
     stop: { summary: 'stop a session', load: () => import('./commands/session-stop.js') },
+    approvals: {
+      summary: 'list approval requests waiting for a person',
+      load: () => import('./commands/session-approvals.js'),
+    },
+    approve: {
+      summary: 'approve a pending approval request',
+      load: () => import('./commands/session-approve.js'),
+    },
+    deny: {
+      summary: 'deny a pending approval request',
+      load: () => import('./commands/session-deny.js'),
+    },
+    logs: {
+      summary: "print a session's events, or follow them",
+      load: () => import('./commands/session-logs.js'),
+    },
   },
   mesh: {
     serve: {
@@ -95,7 +111,7 @@ export const COMMANDS: Readonly<
 export const TOP_LEVEL: Readonly<Record<string, { summary: string; load: Loader }>> = {
   run: { summary: 'start interactive Codex as a profile', load: () => import('./commands/run.js') },
   exec: {
-    summary: 'run `codex exec` as a profile with a prompt',
+    summary: 'run Codex non-interactively as a profile with a prompt',
     load: () => import('./commands/exec.js'),
   },
   'scripted-model': {
