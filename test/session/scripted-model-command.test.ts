@@ -46,7 +46,11 @@ beforeAll(async () => {
   });
   model.stdout?.on('data', (d: Buffer) => (out.stdout += d.toString()));
   model.stderr?.on('data', (d: Buffer) => (out.stderr += d.toString()));
-  exited = new Promise((resolve) => model.once('close', (code) => { resolve(code); }));
+  exited = new Promise((resolve) =>
+    model.once('close', (code) => {
+      resolve(code);
+    }),
+  );
   await waitFor(() => out.stderr.includes('serving'), 30_000);
 });
 
