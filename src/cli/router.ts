@@ -39,6 +39,10 @@ export const COMMANDS: Readonly<
       summary: "record a server's current tool surface in tool-mcp.lock",
       load: () => import('./commands/tool-mcp-pin.js'),
     },
+    add: {
+      summary: 'start a new server, write its fragment with every tool it offers, and pin it',
+      load: () => import('./commands/tool-mcp-add.js'),
+    },
   },
   profile: {
     install: {
@@ -78,6 +82,22 @@ export const COMMANDS: Readonly<
     list: { summary: 'list sessions', load: () => import('./commands/session-list.js') },
     show: { summary: 'show a session', load: () => import('./commands/session-show.js') },
     stop: { summary: 'stop a session', load: () => import('./commands/session-stop.js') },
+    approvals: {
+      summary: 'list approval requests waiting for a person',
+      load: () => import('./commands/session-approvals.js'),
+    },
+    approve: {
+      summary: 'approve a pending approval request',
+      load: () => import('./commands/session-approve.js'),
+    },
+    deny: {
+      summary: 'deny a pending approval request',
+      load: () => import('./commands/session-deny.js'),
+    },
+    logs: {
+      summary: "print a session's events, or follow them",
+      load: () => import('./commands/session-logs.js'),
+    },
   },
   mesh: {
     serve: {
@@ -91,8 +111,12 @@ export const COMMANDS: Readonly<
 export const TOP_LEVEL: Readonly<Record<string, { summary: string; load: Loader }>> = {
   run: { summary: 'start interactive Codex as a profile', load: () => import('./commands/run.js') },
   exec: {
-    summary: 'run `codex exec` as a profile with a prompt',
+    summary: 'run Codex non-interactively as a profile with a prompt',
     load: () => import('./commands/exec.js'),
+  },
+  'scripted-model': {
+    summary: 'serve the built-in scripted model, for offline runs without an API key',
+    load: () => import('./commands/scripted-model.js'),
   },
 };
 

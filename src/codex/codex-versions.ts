@@ -7,21 +7,29 @@
  */
 import type { ApprovalMode } from '../registry/types.js';
 
-/** When approval mode `auto` asks before an MCP tool call. */
+/**
+ * When approval mode `auto` asks before an MCP tool call. Both rules skip approval for a tool
+ * claiming `destructiveHint: false` and `openWorldHint: false` together ("closed world"), so
+ * neither is exactly `writes`.
+ */
 export type AutoApprovalRule =
   /**
-   * Asks when `destructiveHint` is true; otherwise does not ask when `readOnlyHint` is true, nor
-   * when `destructiveHint` and `openWorldHint` are both explicitly false; otherwise asks.
+   * Asks when `destructiveHint` is true; otherwise does not ask when `readOnlyHint` is true or
+   * the tool is closed world; otherwise asks.
    */
-  | 'annotations'
-  /** Exactly like `writes`: asks unless `readOnlyHint` is true. */
-  | 'writes';
+  | 'destructive-overrides-read-only'
+  /** Does not ask when `readOnlyHint` is true or the tool is closed world; otherwise asks. */
+  | 'read-only-or-closed-world';
 
-/** What Codex does with an `[mcp_servers.NAME]` whose NAME is outside `^[a-zA-Z0-9_-]+$`. */
+/**
+ * Which `[mcp_servers.NAME]` names Codex can start. Every version offers a server to the model as
+ * namespace `mcp__<NAME with each character outside [A-Za-z0-9_] replaced by _>`; when two servers
+ * of one config end up with the same name, each gets a hashed suffix instead (`mcp__a_b_<12 hex>`).
+ */
 export type ServerNameRule =
-  /** The server loads but fails at startup; names inside the pattern are offered unchanged. */
+  /** A name outside `^[a-zA-Z0-9_-]+$` loads but the server fails at startup. */
   | 'fails-outside-pattern'
-  /** Every character outside `[a-zA-Z0-9_-]` becomes `_` in the offered name (`b.c` → `b_c`). */
+  /** A name outside `^[a-zA-Z0-9_-]+$` starts and is offered with its characters replaced. */
   | 'maps-outside-pattern';
 
 /** Where a Responses API request carries Codex's base instructions. */
@@ -122,7 +130,7 @@ const CODEX_0171: CodexVersionFacts = {
   measured: '0.171.0',
   mcpServerKeys: [...MCP_SERVER_KEYS_0149, 'startup_readiness', 'tool_input_schema_max_bytes'],
   versionTopLevelKeys: ['mcp_optional_startup_grace_ms'],
-  autoApproval: 'writes',
+  autoApproval: 'read-only-or-closed-world',
   nativeRolesIsolated: false,
   modelWireNarrows: true,
   shellInheritsAllByDefault: true,
@@ -145,7 +153,7 @@ const CODEX_0149: CodexVersionFacts = {
   measured: '0.149.1',
   mcpServerKeys: MCP_SERVER_KEYS_0149,
   versionTopLevelKeys: [],
-  autoApproval: 'annotations',
+  autoApproval: 'destructive-overrides-read-only',
   nativeRolesIsolated: false,
   modelWireNarrows: true,
   shellInheritsAllByDefault: true,
@@ -271,9 +279,10 @@ export function approvalModeAsks(
     case 'writes':
       return !readOnly;
     case 'auto': {
-      if (facts.autoApproval === 'writes') return !readOnly;
       const destructive = annotations?.destructiveHint;
-      if (destructive === true) return true;
+      if (facts.autoApproval === 'destructive-overrides-read-only' && destructive === true) {
+        return true;
+      }
       if (readOnly) return false;
       return destructive !== false || annotations?.openWorldHint !== false;
     }
@@ -283,18 +292,21 @@ export function approvalModeAsks(
 const CODEX_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
 /**
- * The name under which this Codex offers server `id` to the model (namespace `mcp__<name>`), or
- * undefined when this version cannot start a server of that name.
+ * The namespace name (without `mcp__`) under which this Codex offers server `id` to the model
+ * when no other server of the config maps to the same name, or undefined when this version
+ * cannot start a server of that name.
  */
 export function offeredServerName(facts: CodexVersionFacts, id: string): string | undefined {
-  if (CODEX_NAME_PATTERN.test(id)) return id;
-  if (facts.serverNames === 'fails-outside-pattern') return undefined;
-  return id.replace(/[^a-zA-Z0-9_-]/g, '_');
+  if (!CODEX_NAME_PATTERN.test(id) && facts.serverNames === 'fails-outside-pattern') {
+    return undefined;
+  }
+  return id.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
 /**
- * Groups of server IDs this Codex would offer under one name (each group sorted, two or more
- * IDs); empty when every ID keeps a name of its own.
+ * Groups of server IDs of one config that this Codex would offer under the same name (each
+ * group sorted, two or more IDs): Codex then gives each a hashed suffix, so none of them is
+ * offered under its predictable name. Empty when every ID keeps a name of its own.
  */
 export function offeredNameCollisions(
   facts: CodexVersionFacts,

@@ -35,8 +35,13 @@ export interface ParticipantSpec {
   readonly secrets: readonly string[];
   /** File the app-server's stderr is appended to (masked), if any. */
   readonly stderrLog?: string;
-  /** Answers approval requests; the default declines them (nobody is there to approve). */
+  /**
+   * Answers approval requests: the session's approval queue, where a person decides; without
+   * one they are declined.
+   */
   readonly approvals?: ApprovalPolicy;
+  /** Receives every notification of the participant's app-server (the session's event log). */
+  readonly onNotification?: (n: ServerNotification) => void;
 }
 
 const STDERR_TAIL_CHARS = 2000;
@@ -207,6 +212,7 @@ export class Participant {
         this.onExit(exit.code, exit.signal);
       });
       client.onNotification((n) => {
+        spec.onNotification?.(n);
         this.onNotification(n);
       });
       if (this.stopping) throw new MeshError('failed', 'stopped while starting');

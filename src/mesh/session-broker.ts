@@ -12,6 +12,8 @@ import { stat, unlink, chmod } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { isAbsolute, join } from 'node:path';
 
+import type { ApprovalPolicy } from '../codex/app-server-client.js';
+import type { ServerNotification } from '../codex/app-server-protocol.js';
 import { renderProcess } from '../compile/render-process.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
@@ -62,6 +64,17 @@ export interface BrokerOptions {
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
   /** Adapts a participant's rendered home before it is written (the session's model wire). */
   readonly prepareHome?: (rendered: RenderedHome, participant: string) => RenderedHome;
+  /**
+   * The answer policy of a participant's approval requests (the session's approval queue);
+   * without it they are declined.
+   */
+  readonly approvalsFor?: (
+    participant: string,
+    role: string,
+    secrets: readonly string[],
+  ) => ApprovalPolicy;
+  /** Receives every app-server notification of every participant (the session's event log). */
+  readonly onNotification?: (participant: string, role: string, n: ServerNotification) => void;
 }
 
 const ROOT_OWNER = 'root';
@@ -390,8 +403,18 @@ export class SessionBroker {
     ];
     // loaded on the first spawn, so a session that spawns nobody never loads the app-server client
     const { Participant: ParticipantProcess } = await import('./participant.js');
+    const approvals = this.options.approvalsFor?.(id, args.role, secrets);
+    const onNotification = this.options.onNotification;
     const { participant, ready } = ParticipantProcess.launch(
       {
+        ...(approvals !== undefined ? { approvals } : {}),
+        ...(onNotification !== undefined
+          ? {
+              onNotification: (n: ServerNotification) => {
+                onNotification(id, args.role, n);
+              },
+            }
+          : {}),
         id,
         role: args.role,
         owner: caller.participant,

@@ -8,7 +8,14 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { approvalSocketPath } from '../approvals/approval-socket.js';
+import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../approvals/approval-types.js';
+import { SessionSupervision } from '../approvals/session-supervision.js';
+import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
+import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 
 import type { MeshLaunch } from '../compile/types.js';
 import { describeError } from '../errors.js';
@@ -38,6 +45,7 @@ import {
 import { startWatchdog, type Watchdog } from './watchdog.js';
 import { startSessionWire } from '../model-wire/session-wire.js';
 import type { ModelWire } from '../model-wire/model-wire.js';
+import type { SessionEvent } from '../events/session-event.js';
 
 /** Longest Unix socket path we use (the OS limit is 104–108 bytes). */
 export const MAX_SOCKET_PATH = 100;
@@ -60,10 +68,18 @@ export interface LaunchContext {
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */
   readonly stdio: 'inherit' | 'pipe-stderr';
   readonly onStderr?: (chunk: string) => void;
+  /** Seconds an approval request waits for a person before it is denied (default 900). */
+  readonly approvalTimeoutSec?: number;
+  /** Receives every session event as it is logged (exec's progress output). */
+  readonly onEvent?: (event: SessionEvent) => void;
+  /** For `exec`: `-c key=value` overrides and a model for the root's app-server. */
+  readonly execOverrides?: { readonly config: readonly string[]; readonly model?: string };
 }
 
 export interface SessionOutcome {
   readonly exitCode: number;
+  /** The root's last message (`exec`), masked. */
+  readonly finalMessage?: string;
   readonly status: SessionStatus;
   readonly record: SessionRecord;
 }
@@ -75,6 +91,7 @@ export interface RunningSession {
   readonly broker: SessionBroker;
   /** The session's model wire: which role each thread runs (`roleOfThread`). */
   readonly modelWire: ModelWire;
+  readonly supervision: SessionSupervision;
   /** Forwards a signal to Codex; the session then ends as `stopped`. */
   signal(signal: NodeJS.Signals): void;
   readonly done: Promise<SessionOutcome>;
@@ -121,7 +138,18 @@ export async function launchSession(
   context: LaunchContext,
 ): Promise<RunningSession> {
   const paths = await createSessionDir(plan.dir);
-  const writer = new RecordWriter(plan.dir, plan.record);
+  const approvalsSocket = approvalSocketPath(plan.dir, plan.id, tmpdir());
+  const writer = new RecordWriter(plan.dir, { ...plan.record, approvals_socket: approvalsSocket });
+  // the approval queue and the event log: people answer and watch from other terminals
+  const supervision = await SessionSupervision.start({
+    session: plan.id,
+    dir: plan.dir,
+    socketPath: approvalsSocket,
+    timeoutSec: context.approvalTimeoutSec ?? DEFAULT_APPROVAL_TIMEOUT_SEC,
+    secrets: plan.secrets,
+  });
+  if (context.onEvent !== undefined) supervision.events.listen(context.onEvent);
+  const seen = new Map<string, string>();
   let participants: readonly ParticipantInfo[] = [];
   let watchdog: Watchdog | undefined;
   const watchParticipants = (): void => {
@@ -149,8 +177,30 @@ export async function launchSession(
       cli: context.cli,
       defaultCwd: plan.cwd,
       prepareHome: (rendered, id) => wire.home(rendered, id),
+      approvalsFor: (participant, role, secrets) =>
+        supervision.policyFor(participant, role, secrets),
+      onNotification: (participant, role, n) => {
+        supervision.notification(participant, role, n);
+      },
       onChange: (list) => {
         participants = list;
+        for (const p of list) {
+          const before = seen.get(p.participant);
+          if (before === p.status) continue;
+          seen.set(p.participant, p.status);
+          if (before === undefined) {
+            supervision.event({ process: p.participant, role: p.role, type: 'process.started' });
+          }
+          if (!isActiveStatus(p.status)) {
+            supervision.event({
+              process: p.participant,
+              role: p.role,
+              type: 'process.ended',
+              status: p.status,
+              ...(p.error !== undefined ? { text: p.error } : {}),
+            });
+          }
+        }
         watchParticipants();
         void writer.update((r) => ({
           ...r,
@@ -164,6 +214,7 @@ export async function launchSession(
   ]);
   if (started.status === 'rejected') {
     await wire.close();
+    await supervision.close();
     throw started.reason;
   }
   const broker = started.value;
@@ -171,6 +222,7 @@ export async function launchSession(
     if (step.status === 'rejected') {
       await broker.close();
       await wire.close();
+      await supervision.close();
       await removeAuthCopies(paths.homes);
       throw step.reason;
     }
@@ -180,52 +232,93 @@ export async function launchSession(
   const meshRoot = context.plan.processes.some((p) => p.root === context.plan.root && p.mesh);
   const env = meshRoot ? { ...plan.env, [MESH_TOKEN_ENV]: broker.rootToken } : plan.env;
   const secrets = [...plan.secrets, broker.rootToken];
-  const stdio: StdioOptions =
-    context.stdio === 'inherit' ? 'inherit' : ['inherit', 'inherit', 'pipe'];
-  const child: ChildProcess = spawn(plan.command, [...plan.args], {
-    cwd: plan.cwd,
-    env,
-    stdio,
-  });
-  let spawnError: Error | undefined;
   const forwarded = { signal: false };
   const logFile = join(paths.logs, 'codex.stderr.log');
   let stderrTail = '';
   let logChain: Promise<void> = Promise.resolve();
-  // Codex's stderr is shown and logged with credential values masked, line by line
+  // Codex's stderr is logged (and for `exec` shown) with credential values masked, line by line
+  const exec = plan.record.mode === 'exec';
   const masked = new MaskingStream(secrets, (text) => {
-    context.onStderr?.(text);
+    if (!exec) context.onStderr?.(text);
     logChain = logChain
       .then(() => appendFile(logFile, text, { mode: 0o600 }))
       .catch(() => undefined);
   });
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
+  const onStderr = (chunk: string): void => {
     stderrTail = (stderrTail + chunk).slice(-4000);
     masked.push(chunk);
-  });
+  };
 
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once('error', (error) => {
-      spawnError = error;
-      if (child.pid === undefined) resolve({ code: null, signal: null });
+  // `exec` drives its root through `codex app-server`, so its approvals reach the queue;
+  // `run` hands the terminal to the interactive Codex
+  let execRoot: ExecRoot | undefined;
+  let child: ChildProcess | undefined;
+  let spawnError: Error | undefined;
+  let exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  if (exec) {
+    const rootRole = context.plan.roles[context.plan.root];
+    const servers = [
+      ...Object.keys(rootRole?.grants ?? {}),
+      ...(meshRoot ? [MESH_SERVER_NAME] : []),
+    ];
+    try {
+      execRoot = await startExecRoot({
+        codexBin: plan.command,
+        home: plan.homeDir,
+        env,
+        cwd: plan.cwd,
+        prompt: plan.prompt ?? '',
+        configArgs: context.execOverrides?.config ?? [],
+        ...(context.execOverrides?.model !== undefined
+          ? { model: context.execOverrides.model }
+          : {}),
+        servers,
+        lifecycleWaitSec: rootRole?.lifecycle_wait_sec ?? 120,
+        secrets,
+        approvals: supervision.policyFor('root', plan.rootRole, secrets),
+        onNotification: (n) => {
+          supervision.notification('root', plan.rootRole, n);
+        },
+        onStderr,
+      });
+    } catch (error) {
+      spawnError = error instanceof Error ? error : new Error(String(error));
+    }
+    const root = execRoot;
+    exit =
+      root === undefined
+        ? Promise.resolve({ code: null, signal: null })
+        : root.done.then((o) => ({ code: o.exitCode, signal: null }));
+  } else {
+    const stdio: StdioOptions =
+      context.stdio === 'inherit' ? 'inherit' : ['inherit', 'inherit', 'pipe'];
+    const spawned = spawn(plan.command, [...plan.args], { cwd: plan.cwd, env, stdio });
+    child = spawned;
+    spawned.stderr?.setEncoding('utf8');
+    spawned.stderr?.on('data', onStderr);
+    exit = new Promise((resolve) => {
+      spawned.once('error', (error) => {
+        spawnError = error;
+        if (spawned.pid === undefined) resolve({ code: null, signal: null });
+      });
+      spawned.once('close', (code, signal) => {
+        resolve({ code, signal });
+      });
     });
-    child.once('close', (code, signal) => {
-      resolve({ code, signal });
-    });
-  });
+  }
   const setRoot = (change: Partial<SessionProcess>): ((r: SessionRecord) => SessionRecord) => {
     return (r) => ({
       ...r,
       processes: r.processes.map((p) => (p.kind === 'root' ? { ...p, ...change } : p)),
     });
   };
-  const pid = child.pid;
+  const pid = execRoot !== undefined ? execRoot.pid : child?.pid;
   // if this process is killed outright, the watchdog ends Codex and the participants
   if (pid !== undefined) {
     watchdog = startWatchdog(pid);
     watchParticipants();
   }
+  supervision.event({ process: 'root', role: plan.rootRole, type: 'process.started' });
   await writer.update((r) =>
     setRoot(pid !== undefined ? { pid, status: 'running' } : { status: 'starting' })({
       ...r,
@@ -235,7 +328,10 @@ export async function launchSession(
 
   const done = (async (): Promise<SessionOutcome> => {
     const { code, signal } = await exit;
+    const execOutcome = execRoot !== undefined ? await execRoot.done : undefined;
     masked.end();
+    // nobody can answer once the session ends: everything still pending is denied first
+    await supervision.queue.close('the session ended');
     await broker.close();
     await wire.close();
     watchdog?.release();
@@ -244,23 +340,34 @@ export async function launchSession(
     const exitCode = spawnError !== undefined ? 127 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
     const stopped = forwarded.signal || (await stopRequested(plan.dir));
-    const requiredFailure = /required MCP servers? failed to initiali[sz]e[^\n]*/i.exec(stderrTail);
+    const requiredFailure = /required MCP servers? failed to initiali[sz]e[^\n]*/i.exec(
+      execOutcome?.error ?? stderrTail,
+    );
     let status: SessionStatus;
     let error: string | undefined;
     if (stopped) status = 'stopped';
     else if (spawnError !== undefined) {
       status = 'failed';
-      error = `could not start ${plan.command}: ${describeError(spawnError)}`;
+      error = maskSecrets(`could not start ${plan.command}: ${describeError(spawnError)}`, secrets);
     } else if (exitCode === 0) status = 'ended';
     else {
       status = 'failed';
       error =
         requiredFailure !== null
           ? maskSecrets(requiredFailure[0].trim(), secrets)
-          : `Codex exited with code ${exitCode}`;
+          : (execOutcome?.error ?? `Codex exited with code ${exitCode}`);
     }
     const endedAt = new Date().toISOString();
     const rootStatus = status === 'stopped' ? 'stopped' : exitCode === 0 ? 'ended' : 'failed';
+    supervision.event({
+      process: 'root',
+      role: plan.rootRole,
+      type: 'process.ended',
+      status: rootStatus,
+      exit_code: exitCode,
+      ...(error !== undefined ? { text: error } : {}),
+    });
+    await supervision.close();
     await writer.update((r) => {
       const next: SessionRecord = {
         ...r,
@@ -278,7 +385,14 @@ export async function launchSession(
       };
       return next;
     });
-    return { exitCode, status, record: writer.record };
+    return {
+      exitCode,
+      status,
+      record: writer.record,
+      ...(execOutcome?.finalMessage !== undefined
+        ? { finalMessage: execOutcome.finalMessage }
+        : {}),
+    };
   })();
 
   return {
@@ -287,8 +401,14 @@ export async function launchSession(
     pid,
     broker,
     modelWire: wire,
+    supervision,
     signal(signal: NodeJS.Signals): void {
-      if (child.exitCode === null && child.signalCode === null) {
+      if (execRoot !== undefined) {
+        forwarded.signal = true;
+        execRoot.stop();
+        return;
+      }
+      if (child !== undefined && child.exitCode === null && child.signalCode === null) {
         forwarded.signal = true;
         try {
           child.kill(signal);

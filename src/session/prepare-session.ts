@@ -59,6 +59,8 @@ export interface SessionPlan {
   readonly env: Record<string, string>;
   readonly command: string;
   readonly args: readonly string[];
+  /** The `exec` prompt (the root is driven through `codex app-server` with it). */
+  readonly prompt?: string;
   readonly cwd: string;
   /** Missing-variable diagnostics: errors stop the launch, warnings are shown. */
   readonly diagnostics: readonly Diagnostic[];
@@ -176,6 +178,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     env,
     command: input.codexBin,
     args: codexArgv(input.mode, input.codexArgs, input.prompt),
+    ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
     cwd: input.cwd,
     diagnostics,
     secrets,

@@ -46,6 +46,8 @@ export interface SessionRecord {
   readonly pid: number;
   /** Unix socket the session's `mmo_mesh` servers talk to. */
   readonly mesh_socket: string;
+  /** Unix socket on which the supervisor answers `session approvals|approve|deny`. */
+  readonly approvals_socket?: string;
   readonly processes: readonly SessionProcess[];
 }
 

@@ -115,25 +115,32 @@ describe('approvalModeAsks', () => {
     }
   });
 
-  it('auto on 0.171 behaves exactly like writes', () => {
-    for (const a of annotations) {
-      expect(approvalModeAsks(row('0.171'), 'auto', a)).toBe(
-        approvalModeAsks(row('0.171'), 'writes', a),
-      );
-    }
+  it('auto on 0.171 skips read-only tools even when destructive, and closed-world tools', () => {
+    const asks = annotations.map((a) => approvalModeAsks(row('0.171'), 'auto', a));
+    expect(asks).toEqual([true, true, false, false, true, false, true]);
   });
 
-  it('auto on 0.149 reads destructiveHint and openWorldHint too', () => {
+  it('auto on 0.149 asks for every destructive tool, and skips read-only and closed-world ones', () => {
     const asks = annotations.map((a) => approvalModeAsks(row('0.149'), 'auto', a));
     expect(asks).toEqual([true, true, false, true, true, false, true]);
   });
 });
 
 describe('server names', () => {
-  it('offers registry IDs unchanged on every version', () => {
+  it('replaces every character outside [A-Za-z0-9_] on every version', () => {
     for (const facts of CODEX_VERSIONS) {
-      expect(offeredServerName(facts, 'git-hub_2')).toBe('git-hub_2');
-      expect(offeredNameCollisions(facts, ['a-b', 'a_b', 'mmo_mesh', 'mmo-mesh'])).toEqual([]);
+      expect(offeredServerName(facts, 'git_hub2')).toBe('git_hub2');
+      expect(offeredServerName(facts, 'git-hub')).toBe('git_hub');
+    }
+  });
+
+  it('finds registry IDs that collide on every version', () => {
+    for (const facts of CODEX_VERSIONS) {
+      expect(offeredNameCollisions(facts, ['a-b', 'a_b', 'mmo_mesh', 'mmo-mesh', 'c'])).toEqual([
+        ['a-b', 'a_b'],
+        ['mmo-mesh', 'mmo_mesh'],
+      ]);
+      expect(offeredNameCollisions(facts, ['a-b', 'a_c'])).toEqual([]);
     }
   });
 

@@ -15,7 +15,7 @@ const defs = servers(stdio('ida', ['list_functions', 'decompile']), stdio('web',
 
 function warningsOf(p: ProfileData, wire: ReturnType<typeof wireEnforcement>): string[] {
   const { plan } = resolvePlan(p, defs);
-  return nativeIsolationDiagnostics(p, plan!, undefined, wire)
+  return nativeIsolationDiagnostics(p, plan!, undefined, undefined, wire)
     .filter((d) => d.code === 'native-role-not-isolated')
     .map((d) => d.message);
 }

@@ -3,29 +3,44 @@
  * root role in a new session, and (shared with `run`) the launch itself: refuse before Codex
  * runs when a required variable is missing, forward signals, pass Codex's exit code through.
  */
+import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 
+import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../approvals/approval-types.js';
+import { diagnostic } from '../../diagnostics/diagnostic.js';
+import { maskSecrets } from '../../diagnostics/mask-secrets.js';
+import { formatEvent } from '../../events/format-event.js';
+import type { SessionEvent } from '../../events/session-event.js';
 import { defaultCliLaunch } from '../../mesh/mesh-command.js';
+import { parseExecCodexArgs } from '../../session/exec-arguments.js';
 import { launchSession } from '../../session/launch.js';
 import type { SessionMode } from '../../session/prepare-session.js';
 import { startSession } from '../../session/start-session.js';
-import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 
-const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [-- CODEX_ARGS...]
 
-Run \`codex exec\` non-interactively as the root role of PROFILE (an installed pack name or a pack
+Run Codex non-interactively as the root role of PROFILE (an installed pack name or a pack
 directory) in a new session: the profile is compiled (or its snapshot reused), the session gets
 <state-dir>/sessions/<id>/ with a private Codex home, and Codex receives a built environment with
 only the variables its servers reference. A missing variable of a required grant stops the launch
-before Codex runs. Arguments after -- go to Codex. Codex's exit code is passed through.
---skip-git-repo-check is passed to Codex: the profile's sandbox governs what Codex may change.
+before Codex runs. PROMPT '-' reads the prompt from stdin (stdin is never read otherwise).
+
+The root runs under \`codex app-server\`, like every participant: its approval requests (MCP tools
+whose mode asks, commands, file changes) wait in the session's approval queue for a person —
+\`codex-mmo session approvals\`, \`session approve ID REQUEST\`, \`session deny ID REQUEST\` from any
+terminal of the same user — and are denied after --approval-timeout. Progress goes to stderr, the
+final message to stdout. Exit code 0 when the turn completed, 1 when it failed, was stopped, or a
+required MCP server failed. After -- Codex takes -c/--config key=value and -m/--model NAME.
 
 Options:
-  --cwd DIR            working directory of Codex (default: the current directory)
+  --cwd DIR                 working directory of Codex (default: the current directory)
+  --approval-timeout SEC    deny an unanswered approval request after SEC seconds (default 900)
 
-With --json, launch errors are printed as JSON on stdout and a JSON summary of the ended session
-is printed on stderr (stdout belongs to Codex).`;
+With --json, stdout carries one JSON event per line (the session's events: turns, messages, tool
+calls, approvals), launch errors are printed as JSON on stdout, and a JSON summary of the ended
+session is printed on stderr.`;
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -40,9 +55,24 @@ export async function runSessionCommand(
   const own = separator < 0 ? args : args.slice(0, separator);
   const codexArgs = separator < 0 ? [] : args.slice(separator + 1);
   const count = mode === 'exec' ? 2 : 1;
-  const cmd = parseCommand(own, io, { cwd: { type: 'string' } }, { min: count, max: count });
+  const cmd = parseCommand(
+    own,
+    io,
+    { cwd: { type: 'string' }, 'approval-timeout': { type: 'string' } },
+    { min: count, max: count },
+  );
   if (cmd.help) return printHelp(io, usage);
-  const [profile = '', prompt] = cmd.positionals;
+  const [profile = '', promptArg] = cmd.positionals;
+  const timeoutText = cmd.values['approval-timeout'];
+  const approvalTimeoutSec =
+    typeof timeoutText === 'string' ? Number(timeoutText) : DEFAULT_APPROVAL_TIMEOUT_SEC;
+  if (!Number.isFinite(approvalTimeoutSec) || approvalTimeoutSec <= 0) {
+    throw new UsageError(
+      `option '--approval-timeout' takes a positive number of seconds, not '${String(timeoutText)}'`,
+    );
+  }
+  const execArgs = mode === 'exec' ? parseExecCodexArgs(codexArgs) : undefined;
+  if (execArgs !== undefined && !execArgs.ok) throw new UsageError(execArgs.message);
   const cwdOption = cmd.values.cwd;
   const sessionCwd =
     typeof cwdOption === 'string'
@@ -50,6 +80,21 @@ export async function runSessionCommand(
         ? cwdOption
         : resolve(io.cwd, cwdOption)
       : io.cwd;
+  const cwdInfo = await stat(sessionCwd).catch(() => undefined);
+  if (cwdInfo?.isDirectory() !== true) {
+    const problem = diagnostic({
+      code: 'session-cwd-not-found',
+      message: `working directory ${sessionCwd} ${cwdInfo === undefined ? 'does not exist' : 'is not a directory'}; pass --cwd an existing directory`,
+    });
+    if (cmd.json) printJson(io, { ok: false, diagnostics: [problem] });
+    else {
+      printDiagnostics(io, [problem]);
+      io.stderr(`codex-mmo: ${mode} ${profile}: not started\n`);
+    }
+    return EXIT_FAILURE;
+  }
+  // the prompt comes from stdin only when it is '-'
+  const prompt = promptArg === '-' ? await readStdin() : promptArg;
 
   const started = await startSession({
     mode,
@@ -79,9 +124,25 @@ export async function runSessionCommand(
       `codex-mmo: session ${plan.id} (profile ${plan.record.profile}, snapshot ${plan.record.snapshot.slice(0, 19)})\n`,
     );
   }
+  const secrets = plan.secrets;
+  const onEvent = (event: SessionEvent): void => {
+    if (cmd.json) {
+      io.stdout(`${JSON.stringify(event)}\n`);
+      return;
+    }
+    io.stderr(`${formatEvent(event)}\n`);
+    if (event.type === 'approval.requested' && event.approval !== undefined) {
+      io.stderr(
+        `codex-mmo: answer with 'codex-mmo session approve ${plan.id} ${event.approval}' or 'codex-mmo session deny ${plan.id} ${event.approval}' (denied after ${approvalTimeoutSec} s)\n`,
+      );
+    }
+  };
   const running = await launchSession(plan, {
     ...started.context,
     stdio: mode === 'run' ? 'inherit' : 'pipe-stderr',
+    approvalTimeoutSec,
+    ...(mode === 'exec' ? { onEvent } : {}),
+    ...(execArgs?.ok === true ? { execOverrides: execArgs.overrides } : {}),
     onStderr: (chunk) => {
       io.stderr(chunk);
     },
@@ -95,6 +156,9 @@ export async function runSessionCommand(
   });
   try {
     const outcome = await running.done;
+    if (!cmd.json && outcome.finalMessage !== undefined) {
+      io.stdout(`${maskSecrets(outcome.finalMessage, secrets)}\n`);
+    }
     if (cmd.json) {
       io.stderr(
         `${JSON.stringify({
@@ -116,6 +180,12 @@ export async function runSessionCommand(
   } finally {
     for (const { signal, handler } of handlers) process.off(signal, handler);
   }
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 export function run(args: readonly string[], io: CliIo): Promise<number> {

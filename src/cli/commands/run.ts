@@ -5,7 +5,7 @@
 import type { CliIo } from '../io.js';
 import { runSessionCommand } from './exec.js';
 
-const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [--approval-timeout SEC] [-- CODEX_ARGS...]
 
 Start interactive Codex as the root role of PROFILE (an installed pack name or a pack directory)
 in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -13,8 +13,14 @@ in a new session: the profile is compiled (or its snapshot reused), the session 
 only the variables its servers reference. A missing variable of a required grant stops the launch
 before Codex runs. Arguments after -- go to Codex. Codex's exit code is passed through.
 
+The root's own approvals are asked in its TUI. Participants' approval requests wait in the
+session's approval queue: answer them from another terminal with 'codex-mmo session approvals',
+'session approve ID REQUEST' or 'session deny ID REQUEST'; 'session logs ID --follow' watches.
+
 Options:
-  --cwd DIR            working directory of Codex (default: the current directory)
+  --cwd DIR                 working directory of Codex (default: the current directory)
+  --approval-timeout SEC    deny a participant's unanswered approval request after SEC seconds
+                            (default 900)
 
 With --json, launch errors are printed as JSON on stdout and a JSON summary of the ended session
 is printed on stderr (the terminal belongs to Codex).`;

@@ -2,6 +2,7 @@
  * `codex-mmo session show ID [--json]`: one session's record (profile, snapshot, supervising
  * process, status, every Codex process with its home and status). ID may be a unique prefix.
  */
+import { listSessionApprovals } from '../../approvals/session-approvals.js';
 import { isAlive } from '../../process/process-control.js';
 import { effectiveRecord } from '../../session/session-record.js';
 import { locateSession, readSessionRecord } from '../../session/session-store.js';
@@ -12,15 +13,17 @@ const USAGE = `Usage: codex-mmo session show ID [--json]
 
 Show a session: profile, snapshot, status, the supervising codex-mmo process, its directory and
 every Codex process (the session root and each participant) with its role, pid, status and
-private Codex home. ID may be a unique prefix of a session id.`;
+private Codex home, and how many approval requests wait for a person ('session approvals ID'
+lists them). ID may be a unique prefix of a session id.`;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
   if (cmd.help) return printHelp(io, USAGE);
   const dir = await locateSession(cmd.dirs.stateDir, cmd.positionals[0] ?? '');
   const record = effectiveRecord(await readSessionRecord(dir), isAlive);
+  const pending = (await listSessionApprovals(dir)).approvals.length;
   if (cmd.json) {
-    printJson(io, { ...record, dir });
+    printJson(io, { ...record, dir, pending_approvals: pending });
     return EXIT_OK;
   }
   const lines: [string, string][] = [
@@ -36,6 +39,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (record.exit_code !== undefined) lines.push(['exit code', String(record.exit_code)]);
   if (record.error !== undefined) lines.push(['error', record.error]);
   lines.push(['supervisor pid', String(record.pid)], ['directory', dir]);
+  lines.push(['pending approvals', String(pending)]);
   const width = Math.max(...lines.map(([k]) => k.length));
   for (const [key, value] of lines) io.stdout(`${`${key}:`.padEnd(width + 2)}${value}\n`);
   io.stdout('\n');

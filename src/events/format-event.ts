@@ -1,0 +1,43 @@
+/** Renders a session event as one line of text for `session logs` and `exec`'s progress output. */
+import type { SessionEvent } from './session-event.js';
+
+function tool(e: SessionEvent): string {
+  return `${e.server ?? '?'}.${e.tool ?? '?'}`;
+}
+
+export function describeEvent(e: SessionEvent): string {
+  switch (e.type) {
+    case 'process.started':
+      return 'started';
+    case 'process.ended':
+      return `ended: ${e.status ?? 'ended'}${e.exit_code !== undefined ? ` (exit code ${e.exit_code})` : ''}${e.text !== undefined ? ` — ${e.text}` : ''}`;
+    case 'turn.started':
+      return 'turn started';
+    case 'turn.completed':
+      return `turn ${e.status ?? 'completed'}${e.text !== undefined ? `: ${e.text}` : ''}`;
+    case 'message':
+      return `message: ${e.text ?? ''}`;
+    case 'tool_call.started':
+      return `tool call ${tool(e)}`;
+    case 'tool_call.completed':
+      return `tool call ${tool(e)} ${e.status ?? 'done'}${e.text !== undefined ? `: ${e.text}` : ''}`;
+    case 'command':
+      return `command \`${e.text ?? ''}\`${e.exit_code !== undefined ? ` exited ${e.exit_code}` : ` ${e.status ?? ''}`}`;
+    case 'file_change':
+      return `file change ${e.text ?? ''} ${e.status ?? ''}`.trimEnd();
+    case 'approval.requested': {
+      const what =
+        e.kind === 'mcp_tool_call' ? `tool ${tool(e)}` : `${e.kind ?? ''} ${e.tool ?? ''}`;
+      return `approval ${e.approval ?? '?'} requested: ${what.trim()}${e.text !== undefined ? ` ${e.text}` : ''}`;
+    }
+    case 'approval.answered':
+      return `approval ${e.approval ?? '?'} ${e.decision === 'approve' ? 'approved' : 'denied'} by ${e.by ?? '?'} (${e.how ?? '?'})${e.text !== undefined ? `: ${e.text}` : ''}`;
+  }
+}
+
+/** `HH:MM:SS process (role) description`. */
+export function formatEvent(e: SessionEvent): string {
+  const time = e.time.length >= 19 ? e.time.slice(11, 19) : e.time;
+  const who = e.process === 'root' ? `root (${e.role})` : `${e.process} (${e.role})`;
+  return `${time} ${who} ${describeEvent(e)}`;
+}

@@ -1,0 +1,49 @@
+/**
+ * The data model of a session's event log (`<session>/events.jsonl`, one JSON object per line,
+ * in order): processes starting and ending, turns, messages, tool calls with server and tool,
+ * commands, and approvals asked and answered, each tagged with the process and role. Text is
+ * masked before it is stored; an event never holds a credential value.
+ */
+
+export type SessionEventType =
+  | 'process.started'
+  | 'process.ended'
+  | 'turn.started'
+  | 'turn.completed'
+  | 'message'
+  | 'tool_call.started'
+  | 'tool_call.completed'
+  | 'command'
+  | 'file_change'
+  | 'approval.requested'
+  | 'approval.answered';
+
+export interface SessionEvent {
+  readonly time: string;
+  readonly session: string;
+  /** `root` or a participant id. */
+  readonly process: string;
+  readonly role: string;
+  readonly type: SessionEventType;
+  readonly thread?: string;
+  readonly turn?: string;
+  /** Turn, tool call or command status (`completed`, `failed`, …) or process status. */
+  readonly status?: string;
+  readonly server?: string;
+  readonly tool?: string;
+  /** Message text, a command line, an error: masked, bounded. */
+  readonly text?: string;
+  /** Approval request id. */
+  readonly approval?: string;
+  readonly kind?: string;
+  readonly decision?: string;
+  readonly by?: string;
+  readonly how?: string;
+  readonly exit_code?: number;
+}
+
+/** An event before the log stamps it with the session and, if missing, the time. */
+export type EventInput = Omit<SessionEvent, 'session' | 'time'> & { readonly time?: string };
+
+/** Longest text kept in one event (characters). */
+export const MAX_EVENT_TEXT = 2000;
