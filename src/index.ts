@@ -547,3 +547,4 @@ export {
   untestedVersionDiagnostic,
   type CodexInUse,
 } from './codex/codex-in-use.js';
+export { baseKeyDiagnostics, unacceptedKeys, withAcceptedKeys } from './codex/version-keys.js';

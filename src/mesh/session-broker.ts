@@ -12,6 +12,7 @@ import { stat, unlink, chmod } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { isAbsolute, join } from 'node:path';
 
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { renderProcess } from '../compile/render-process.js';
 import type { MeshLaunch } from '../compile/types.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
@@ -54,6 +55,8 @@ export interface BrokerOptions {
   /** The operator's Codex home; only its `auth.json` is copied. */
   readonly baseCodexHome: string;
   readonly codexBin: string;
+  /** `codexBin`'s row of the version table: participants' homes hold only keys it accepts. */
+  readonly codex?: CodexVersionFacts;
   /** The command prefix that runs the codex-mmo CLI (for participants' own `mmo_mesh`). */
   readonly cli: MeshLaunch;
   /** Working directory of participants spawned without `cwd`. */
@@ -369,6 +372,7 @@ export class SessionBroker {
     const rendered = renderProcess(snapshot, plan, args.role, {
       home: this.options.home,
       mesh: meshLaunchFor(this.options.cli, this.options.sessionDir, args.role, id),
+      ...(this.options.codex !== undefined ? { codex: this.options.codex } : {}),
     });
     try {
       await writeProcessHome(rendered, homeDir, this.options.baseCodexHome);

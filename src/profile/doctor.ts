@@ -12,6 +12,7 @@ import {
   codexVersionDiagnostics,
 } from '../codex/codex-in-use.js';
 import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
+import { baseKeyDiagnostics } from '../codex/version-keys.js';
 import { loadCodexBase } from '../compile/codex-base.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
 import { loadCredentials } from '../registry/credentials.js';
@@ -268,7 +269,8 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   const credentials = await loadCredentials(files.credentials, input.env);
   diagnostics.push(...credentials.diagnostics);
   // compile copies codex-base.toml into every rendered config: its problems stop a session too
-  diagnostics.push(...(await loadCodexBase(input.dirs.configDir)).diagnostics);
+  const base = await loadCodexBase(input.dirs.configDir);
+  diagnostics.push(...base.diagnostics, ...baseKeyDiagnostics(base.base, base.file, codex.facts));
 
   const readiness: Readiness[] = [];
   for (const id of ids) {

@@ -10,6 +10,7 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import type { MeshLaunch } from '../compile/types.js';
 import { describeError } from '../errors.js';
 import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
@@ -55,6 +56,8 @@ export interface LaunchContext {
   readonly home: string;
   readonly baseCodexHome: string;
   readonly cli: MeshLaunch;
+  /** The Codex version's row of the version table, for participants' homes (default: newest). */
+  readonly codex?: CodexVersionFacts;
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */
   readonly stdio: 'inherit' | 'pipe-stderr';
   readonly onStderr?: (chunk: string) => void;
@@ -140,6 +143,7 @@ export async function launchSession(
       home: context.home,
       baseCodexHome: context.baseCodexHome,
       codexBin: plan.command,
+      ...(context.codex !== undefined ? { codex: context.codex } : {}),
       cli: context.cli,
       defaultCwd: plan.cwd,
       onChange: (list) => {

@@ -18,7 +18,8 @@ import {
   AppServerRequestError,
   failedRequiredServers,
 } from '../codex/app-server-client.js';
-import { locateCodex } from '../codex/find-codex.js';
+import { codexInUse, codexVersionDiagnostics } from '../codex/codex-in-use.js';
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { scriptedProviderConfig, startScriptedModel } from '../codex/scripted-model.js';
 import { compileProfile } from '../compile/compile-profile.js';
 import { renderProcess } from '../compile/render-process.js';
@@ -192,6 +193,8 @@ interface Run {
   readonly plan: ResolvedPlan;
   readonly request: SmokeRequest;
   readonly codexBin: string;
+  /** `codexBin`'s row of the version table: homes are rendered for it. */
+  readonly codex: CodexVersionFacts;
   readonly credentials: CredentialSource;
   readonly sessionDir: string;
   readonly workdir: string;
@@ -224,6 +227,7 @@ async function driveProcess(
   const rendered = renderProcess(run.snapshot, plan, process.root, {
     home: run.request.home,
     ...(withMesh ? { mesh: meshLaunchFor(run.cli, run.sessionDir, process.root) } : {}),
+    codex: run.codex,
   });
   await writeRenderedHome(withMesh ? rendered : smokeHome(rendered, run.modelUrl), home);
   const penv = processEnvironment(
@@ -383,8 +387,17 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
   if (plan === undefined || stored === undefined || hasErrors(diagnostics)) {
     return empty(plan?.profile);
   }
-  const codexBin = await locateCodex(request.dirs.codexBin, request.env, request.cwd);
-  if (codexBin === undefined) {
+  const codex = await codexInUse(request.dirs.codexBin, request.env, request.cwd);
+  if (codex.detection.kind === 'failed') {
+    diagnostics.push(
+      diagnostic({
+        code: 'codex-not-runnable',
+        message: `Codex binary ${codex.detection.path} does not work: ${codex.detection.reason}; reinstall it or pass --codex-bin PATH`,
+      }),
+    );
+    return empty(plan.profile, stored.id);
+  }
+  if (codex.detection.kind === 'not-found') {
     diagnostics.push(
       diagnostic({
         code: 'codex-not-found',
@@ -393,6 +406,8 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     );
     return empty(plan.profile, stored.id);
   }
+  const codexBin = codex.detection.path;
+  diagnostics.push(...codexVersionDiagnostics(codex));
   const cli = request.cli ?? defaultCliLaunch();
   if (plan.processes.some((p) => p.mesh)) {
     const missing = await checkMeshCommand(cli);
@@ -442,6 +457,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     plan,
     request,
     codexBin,
+    codex: codex.facts,
     credentials: credentials.source,
     sessionDir,
     workdir: join(work, 'work'),
@@ -483,6 +499,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       // no auth.json: the scripted model needs no key
       baseCodexHome: join(work, 'no-codex-home'),
       codexBin,
+      codex: codex.facts,
       cli,
       defaultCwd: run.workdir,
     });
@@ -577,7 +594,13 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       plan,
       spawnedBy,
       direct.map((p) => p.root),
+      codex.detection.version,
     ),
     diagnostics,
+    codex: {
+      path: codex.detection.path,
+      version: codex.detection.version,
+      supported: codex.supported,
+    },
   };
 }
