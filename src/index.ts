@@ -548,3 +548,8 @@ export {
   type CodexInUse,
 } from './codex/codex-in-use.js';
 export { baseKeyDiagnostics, unacceptedKeys, withAcceptedKeys } from './codex/version-keys.js';
+export {
+  GENERATED_BEGIN,
+  GENERATED_END,
+  codexVersionsMarkdown,
+} from './codex/codex-versions-doc.js';
