@@ -1,8 +1,8 @@
 /**
  * Everything `run` and `exec` do before Codex starts: compile (or reuse) the profile's snapshot,
  * load credentials, locate Codex and classify its version (warning `codex-version-untested`
- * outside the version table; the home is rendered for that version), pick the session id, directory and mesh socket, and prepare the
- * launch. Returns diagnostics instead of a plan when the session must not start — notably when a
+ * outside the version table; the home is rendered for that version), pick the session id,
+ * directory and mesh socket, and prepare the launch. Returns diagnostics instead of a plan when the session must not start — notably when a
  * required grant's variable is missing, which is found here, before anything is written.
  */
 import { tmpdir } from 'node:os';
