@@ -612,3 +612,9 @@ export {
 export { developerTexts, wireIdentity, type WireIdentity } from './model-wire/wire-request.js';
 export { wireEnforcement } from './model-wire/enforcement.js';
 export type { NativeEnforcement } from './profile/native-isolation.js';
+export { baseKeyDiagnostics, unacceptedKeys, withAcceptedKeys } from './codex/version-keys.js';
+export {
+  GENERATED_BEGIN,
+  GENERATED_END,
+  codexVersionsMarkdown,
+} from './codex/codex-versions-doc.js';

@@ -177,10 +177,18 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     io.stderr(`codex-mmo: missing command\n\n${topLevelHelp()}`);
     return EXIT_USAGE;
   }
-  if (first === '--version' || first === '-V') {
-    const { VERSION } = await import('../version.js');
-    io.stdout(`codex-mmo ${VERSION}\n`);
-    return 0;
+  // `--version` (or `-V`) before any command word, with global options around it
+  const versionAt = argv.findIndex((arg) => arg === '--version' || arg === '-V');
+  if (versionAt >= 0 && first.startsWith('-')) {
+    const rest = argv.filter((_, index) => index !== versionAt);
+    try {
+      return await (await import('./commands/version.js')).run(rest, io);
+    } catch (error) {
+      if (error instanceof UsageError) {
+        return usageExit(io, error.message, 'Usage: codex-mmo --version [--json]', '--version');
+      }
+      throw error;
+    }
   }
   let loader: Loader | undefined;
   let args: readonly string[];

@@ -6,6 +6,8 @@
  */
 import { stringify } from 'smol-toml';
 
+import { NEWEST_CODEX } from '../codex/codex-versions.js';
+import { withAcceptedKeys } from '../codex/version-keys.js';
 import { CodexMmoError } from '../errors.js';
 import { expandTilde } from '../paths/directories.js';
 import {
@@ -248,7 +250,12 @@ export function renderProcessTables(
     }
     config.agents = agents;
   }
-  return { config, roles };
+  // only what the Codex version rendered for accepts (codex-base.toml may hold newer keys)
+  const codex = options.codex ?? NEWEST_CODEX;
+  return {
+    config: withAcceptedKeys(config, codex),
+    roles: new Map([...roles].map(([name, table]) => [name, withAcceptedKeys(table, codex)])),
+  };
 }
 
 /** Renders the Codex home of the process rooted at `processRoot`. */

@@ -3,6 +3,8 @@
  * `agents/<role>.toml` per reachable native role), as text keyed by relative path.
  */
 
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
+
 /**
  * The variable that carries a Codex process's mesh credential to its `mmo_mesh` server (listed
  * in the rendered entry's `env_vars`); the value exists only in memory and in process environments.
@@ -20,6 +22,11 @@ export interface RenderOptions {
   readonly home: string;
   /** Actual mesh server command; when absent a clearly marked placeholder is rendered. */
   readonly mesh?: MeshLaunch;
+  /**
+   * The Codex version the home is rendered for: keys it does not accept are left out (default:
+   * the newest supported version).
+   */
+  readonly codex?: CodexVersionFacts;
 }
 
 export interface RenderedHome {

@@ -14,6 +14,7 @@ import { isAbsolute, join } from 'node:path';
 
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { renderProcess } from '../compile/render-process.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
@@ -56,6 +57,8 @@ export interface BrokerOptions {
   /** The operator's Codex home; only its `auth.json` is copied. */
   readonly baseCodexHome: string;
   readonly codexBin: string;
+  /** `codexBin`'s row of the version table: participants' homes hold only keys it accepts. */
+  readonly codex?: CodexVersionFacts;
   /** The command prefix that runs the codex-mmo CLI (for participants' own `mmo_mesh`). */
   readonly cli: MeshLaunch;
   /** Working directory of participants spawned without `cwd`. */
@@ -384,6 +387,7 @@ export class SessionBroker {
     const rendered = renderProcess(snapshot, plan, args.role, {
       home: this.options.home,
       mesh: meshLaunchFor(this.options.cli, this.options.sessionDir, args.role, id),
+      ...(this.options.codex !== undefined ? { codex: this.options.codex } : {}),
     });
     try {
       const home = this.options.prepareHome?.(rendered, id) ?? rendered;

@@ -12,6 +12,7 @@ import { entryLocation } from '../registry/entry-location.js';
 import type { ApprovalMode, RegistryEntry } from '../registry/types.js';
 import { keyLocation, type KeyLocation, type KeyPositions } from '../toml/key-positions.js';
 import { approvalRisk, codexAsksApproval } from './approval-risk.js';
+import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
 import type { ServerPin } from './lock-format.js';
 import { maskDeep } from '../diagnostics/mask-secrets.js';
 import { compareWithPin, type ToolDrift } from './tool-drift.js';
@@ -58,6 +59,8 @@ export function analyzeSurface(
   offered: readonly ToolSurface[],
   pinRef: PinReference,
   secrets: readonly string[],
+  /** The Codex whose approval behaviour applies (default: the newest supported). */
+  codex: CodexVersionFacts = NEWEST_CODEX,
 ): SurfaceAnalysis {
   const definition = entry.definition;
   const server = definition.id;
@@ -110,7 +113,7 @@ export function analyzeSurface(
     }
     const override = overrides[raw.name];
     const mode = override?.approval_mode ?? definition.default_tools_approval_mode;
-    const risk = approvalRisk(mode, raw.annotations);
+    const risk = approvalRisk(mode, raw.annotations, codex);
     if (risk !== undefined) {
       const key =
         override !== undefined
@@ -152,7 +155,7 @@ export function analyzeSurface(
       ...shown,
       enabled: true,
       approvalMode: mode,
-      asksApproval: codexAsksApproval(mode, raw.annotations),
+      asksApproval: codexAsksApproval(mode, raw.annotations, codex),
       digests,
       ...(status !== undefined ? { pin: status } : {}),
     });

@@ -8,6 +8,7 @@ import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnosti
 import { entryLocation } from '../registry/entry-location.js';
 import { checkReadiness } from '../registry/readiness.js';
 import type { RegistryEntry, Transport } from '../registry/types.js';
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { analyzeSurface, type ProbedTool } from './analyze-surface.js';
 import { planLaunch, type LaunchContext } from './launch-plan.js';
 import {
@@ -25,6 +26,8 @@ export interface ProbeContext extends LaunchContext {
   readonly lock: LockFileContents;
   /** Grace between SIGTERM and SIGKILL when stopping a stdio server. */
   readonly graceMs?: number;
+  /** The Codex whose approval behaviour the ASKS column and `approval-mode-risk` describe. */
+  readonly codex?: CodexVersionFacts;
 }
 
 export interface ProbeResult {
@@ -198,6 +201,7 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
       ...(ctx.lock.positions !== undefined ? { positions: ctx.lock.positions } : {}),
     },
     plan.secrets,
+    ctx.codex,
   );
   diagnostics.push(...analysis.diagnostics);
   return {

@@ -158,6 +158,10 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'warning',
     meaning: "a native role's grants differ from its process root's, which Codex does not enforce",
   },
+  'codex-key-unsupported': {
+    severity: 'warning',
+    meaning: 'a codex-base.toml key the detected Codex version does not accept',
+  },
   'server-name-collision': {
     severity: 'error',
     meaning: 'two servers of one Codex process would be offered to the model under one name',

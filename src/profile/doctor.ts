@@ -12,6 +12,7 @@ import {
   codexVersionDiagnostics,
 } from '../codex/codex-in-use.js';
 import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
+import { baseKeyDiagnostics } from '../codex/version-keys.js';
 import { loadCodexBase } from '../compile/codex-base.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
 import { loadCredentials } from '../registry/credentials.js';
@@ -270,7 +271,10 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   diagnostics.push(...credentials.diagnostics);
   // compile copies codex-base.toml into every rendered config: its problems stop a session too
   const codexBase = await loadCodexBase(input.dirs.configDir);
-  diagnostics.push(...codexBase.diagnostics);
+  diagnostics.push(
+    ...codexBase.diagnostics,
+    ...baseKeyDiagnostics(codexBase.base, codexBase.file, codex.facts),
+  );
 
   const readiness: Readiness[] = [];
   for (const id of ids) {

@@ -17,6 +17,7 @@ import { SessionSupervision } from '../approvals/session-supervision.js';
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import type { MeshLaunch } from '../compile/types.js';
 import { describeError } from '../errors.js';
 import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
@@ -65,6 +66,8 @@ export interface LaunchContext {
   readonly home: string;
   readonly baseCodexHome: string;
   readonly cli: MeshLaunch;
+  /** The Codex version's row of the version table, for participants' homes (default: newest). */
+  readonly codex?: CodexVersionFacts;
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */
   readonly stdio: 'inherit' | 'pipe-stderr';
   readonly onStderr?: (chunk: string) => void;
@@ -174,6 +177,7 @@ export async function launchSession(
       home: context.home,
       baseCodexHome: context.baseCodexHome,
       codexBin: plan.command,
+      ...(context.codex !== undefined ? { codex: context.codex } : {}),
       cli: context.cli,
       defaultCwd: plan.cwd,
       prepareHome: (rendered, id) => wire.home(rendered, id),

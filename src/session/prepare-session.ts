@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { renderProcess } from '../compile/render-process.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -39,6 +40,8 @@ export interface PrepareSessionInput {
   readonly cli: MeshLaunch;
   /** The resolved Codex binary. */
   readonly codexBin: string;
+  /** Its row of the version table: rendering emits only keys it accepts (default: newest). */
+  readonly codex?: CodexVersionFacts;
   readonly cwd: string;
   /** The `exec` prompt. */
   readonly prompt?: string;
@@ -144,6 +147,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
   const rendered = renderProcess(stored.snapshot, plan, rootRole, {
     home: input.home,
     mesh: meshLaunchFor(input.cli, input.sessionDir, rootRole),
+    ...(input.codex !== undefined ? { codex: input.codex } : {}),
   });
   const started = input.now.toISOString();
   const record: SessionRecord = {

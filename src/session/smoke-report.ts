@@ -98,6 +98,13 @@ export interface SmokeReport {
    * the operator's provider does too, and `reason` why not.
    */
   readonly model_wire?: { readonly session_enforcing: boolean; readonly reason?: string };
+  /** The Codex that was measured, when one was found. */
+  readonly codex?: {
+    readonly path: string;
+    readonly version: string;
+    /** Whether the version is one of the supported versions. */
+    readonly supported: boolean;
+  };
 }
 
 /** Whether `mmo_mesh` is enabled for `role` as a process root (it has spawn or control). */
@@ -209,9 +216,11 @@ export function describeScope(
   plan: ResolvedPlan,
   spawnedBy: ReadonlyMap<string, string>,
   direct: readonly string[],
+  codexVersion?: string,
 ): string[] {
+  const codex = codexVersion !== undefined ? `Codex ${codexVersion}` : 'Codex';
   const lines = [
-    `Measured: the MCP tools each role's model is offered in its first request, with real Codex against the built-in scripted model (offline, no API key), the rendered configuration and the environment a session gives each process.`,
+    `Measured: the MCP tools each role's model is offered in its first request, with real ${codex} against the built-in scripted model (offline, no API key), the rendered configuration and the environment a session gives each process.`,
     `The session root '${plan.root}' ran as a Codex app-server with its mmo_mesh.`,
   ];
   for (const [role, by] of spawnedBy) {

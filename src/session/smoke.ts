@@ -18,7 +18,8 @@ import {
   AppServerRequestError,
   failedRequiredServers,
 } from '../codex/app-server-client.js';
-import { locateCodex } from '../codex/find-codex.js';
+import { codexInUse, codexVersionDiagnostics } from '../codex/codex-in-use.js';
+import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { scriptedProviderConfig, startScriptedModel } from '../codex/scripted-model.js';
 import { compileProfile } from '../compile/compile-profile.js';
 import { renderProcess } from '../compile/render-process.js';
@@ -195,6 +196,8 @@ interface Run {
   readonly plan: ResolvedPlan;
   readonly request: SmokeRequest;
   readonly codexBin: string;
+  /** `codexBin`'s row of the version table: homes are rendered for it. */
+  readonly codex: CodexVersionFacts;
   readonly credentials: CredentialSource;
   readonly sessionDir: string;
   readonly workdir: string;
@@ -229,6 +232,7 @@ async function driveProcess(
   const rendered = renderProcess(run.snapshot, plan, process.root, {
     home: run.request.home,
     ...(withMesh ? { mesh: meshLaunchFor(run.cli, run.sessionDir, process.root) } : {}),
+    codex: run.codex,
   });
   const own = withMesh ? rendered : smokeHome(rendered, run.modelUrl);
   await writeRenderedHome(run.wire.home(own, withMesh ? 'root' : process.root), home);
@@ -389,8 +393,17 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
   if (plan === undefined || stored === undefined || hasErrors(diagnostics)) {
     return empty(plan?.profile);
   }
-  const codexBin = await locateCodex(request.dirs.codexBin, request.env, request.cwd);
-  if (codexBin === undefined) {
+  const codex = await codexInUse(request.dirs.codexBin, request.env, request.cwd);
+  if (codex.detection.kind === 'failed') {
+    diagnostics.push(
+      diagnostic({
+        code: 'codex-not-runnable',
+        message: `Codex binary ${codex.detection.path} does not work: ${codex.detection.reason}; reinstall it or pass --codex-bin PATH`,
+      }),
+    );
+    return empty(plan.profile, stored.id);
+  }
+  if (codex.detection.kind === 'not-found') {
     diagnostics.push(
       diagnostic({
         code: 'codex-not-found',
@@ -399,6 +412,8 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     );
     return empty(plan.profile, stored.id);
   }
+  const codexBin = codex.detection.path;
+  diagnostics.push(...codexVersionDiagnostics(codex));
   const cli = request.cli ?? defaultCliLaunch();
   if (plan.processes.some((p) => p.mesh)) {
     const missing = await checkMeshCommand(cli);
@@ -449,6 +464,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     plan,
     request,
     codexBin,
+    codex: codex.facts,
     credentials: credentials.source,
     sessionDir,
     workdir: join(work, 'work'),
@@ -491,6 +507,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       // no auth.json: the scripted model needs no key
       baseCodexHome: join(work, 'no-codex-home'),
       codexBin,
+      codex: codex.facts,
       cli,
       defaultCwd: run.workdir,
       prepareHome: (rendered, id) => wire.home(rendered, id),
@@ -598,11 +615,17 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       plan,
       spawnedBy,
       direct.map((p) => p.root),
+      codex.detection.version,
     ),
     diagnostics,
     model_wire:
       sessionRoute.kind === 'unfrontable'
         ? { session_enforcing: false, reason: sessionRoute.reason }
         : { session_enforcing: true },
+    codex: {
+      path: codex.detection.path,
+      version: codex.detection.version,
+      supported: codex.supported,
+    },
   };
 }

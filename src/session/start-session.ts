@@ -1,14 +1,15 @@
 /**
  * Everything `run` and `exec` do before Codex starts: compile (or reuse) the profile's snapshot,
- * load credentials, locate Codex, pick the session id, directory and mesh socket, and prepare the
- * launch. Returns diagnostics instead of a plan when the session must not start — notably when a
+ * load credentials, locate Codex and classify its version (warning `codex-version-untested`
+ * outside the version table; the home is rendered for that version), pick the session id,
+ * directory and mesh socket, and prepare the launch. Returns diagnostics instead of a plan when the session must not start — notably when a
  * required grant's variable is missing, which is found here, before anything is written.
  */
 import { tmpdir } from 'node:os';
 
 import type { MeshLaunch } from '../compile/types.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
-import { locateCodex } from '../codex/find-codex.js';
+import { codexInUse, codexVersionDiagnostics } from '../codex/codex-in-use.js';
 import { checkMeshCommand } from '../mesh/mesh-command.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
 import { loadCredentials } from '../registry/credentials.js';
@@ -50,7 +51,7 @@ export type StartSessionResult =
 
 export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
   // independent look-ups, done concurrently to keep the launch overhead small
-  const [compiled, credentials, codexBin] = await Promise.all([
+  const [compiled, credentials, codex] = await Promise.all([
     compileOrReuse({
       nameOrPath: request.profile,
       dirs: request.dirs,
@@ -58,7 +59,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       env: request.env,
     }),
     loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
-    locateCodex(request.dirs.codexBin, request.env, request.cwd),
+    codexInUse(request.dirs.codexBin, request.env, request.cwd),
   ]);
   if (
     compiled.stored === undefined ||
@@ -70,7 +71,16 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const diagnostics: Diagnostic[] = [...compiled.diagnostics, ...credentials.diagnostics];
   if (hasErrors(credentials.diagnostics)) return { ok: false, diagnostics };
 
-  if (codexBin === undefined) {
+  if (codex.detection.kind === 'failed') {
+    diagnostics.push(
+      diagnostic({
+        code: 'codex-not-runnable',
+        message: `Codex binary ${codex.detection.path} does not work: ${codex.detection.reason}; reinstall it, or pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`,
+      }),
+    );
+    return { ok: false, diagnostics };
+  }
+  if (codex.detection.kind === 'not-found') {
     diagnostics.push(
       diagnostic({
         code: 'codex-not-found',
@@ -81,6 +91,8 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     );
     return { ok: false, diagnostics };
   }
+  const codexBin = codex.detection.path;
+  diagnostics.push(...codexVersionDiagnostics(codex));
 
   // the mmo_mesh entries run the codex-mmo CLI; it must be there before Codex tries to start it
   if (compiled.plan.processes.some((p) => p.mesh)) {
@@ -103,6 +115,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     home: request.home,
     cli: request.cli,
     codexBin,
+    codex: codex.facts,
     cwd: request.sessionCwd ?? request.cwd,
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
     codexArgs: request.codexArgs,
@@ -122,6 +135,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       home: request.home,
       baseCodexHome: request.dirs.baseCodexHome,
       cli: request.cli,
+      codex: codex.facts,
     },
     diagnostics,
     snapshotCreated: compiled.created,

@@ -3,6 +3,7 @@
  * its tools, stops it, and compares what it offers with the registry entry and the pin in
  * tool-mcp.lock. Exit 1 on any error (a tool not offered, drift, a server that does not start).
  */
+import { codexInUse } from '../../codex/codex-in-use.js';
 import { hasErrors } from '../../diagnostics/diagnostic.js';
 import { readLockFile } from '../../probe/lock-file.js';
 import { maskDeep } from '../../diagnostics/mask-secrets.js';
@@ -38,8 +39,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   });
   if (typeof start === 'number') return start;
   const { id, entry, live } = start;
-  const lock = await readLockFile(start.configDir);
-  const result = await probeServer(entry, { ...live.ctx, lock });
+  const [lock, codex] = await Promise.all([
+    readLockFile(start.configDir),
+    codexInUse(start.codexBin, io.env, io.cwd),
+  ]);
+  // ASKS and approval-mode-risk describe the Codex that sessions would use
+  const result = await probeServer(entry, { ...live.ctx, lock, codex: codex.facts });
   const diagnostics = [
     ...diagnosticsAffecting(start.registry, id),
     ...live.diagnostics,

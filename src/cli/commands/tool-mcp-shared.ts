@@ -63,6 +63,8 @@ export interface LiveCheckStart {
   readonly json: boolean;
   readonly id: string;
   readonly configDir: string;
+  /** The Codex binary `--codex-bin`, `$CODEX_MMO_CODEX_BIN` or PATH names. */
+  readonly codexBin: string;
   readonly registry: Registry;
   readonly entry: RegistryEntry;
   readonly live: LiveCheck;
@@ -94,7 +96,7 @@ export async function startLiveCheck(
   });
   if (!entry) return EXIT_FAILURE;
   const live = await prepareLiveCheck(io, configDir, entry);
-  return { json: cmd.json, id, configDir, registry, entry, live };
+  return { json: cmd.json, id, configDir, codexBin: cmd.dirs.codexBin, registry, entry, live };
 }
 
 /** Loads credentials and prepares a probe or pin of `entry`: its launch context and masked output. */
