@@ -78,11 +78,21 @@ export const COMMANDS: Readonly<
     list: { summary: 'list sessions', load: () => import('./commands/session-list.js') },
     show: { summary: 'show a session', load: () => import('./commands/session-show.js') },
     stop: { summary: 'stop a session', load: () => import('./commands/session-stop.js') },
+    calls: {
+      summary: "show a session's Tool MCP calls",
+      load: () => import('./commands/session-calls.js'),
+    },
   },
   mesh: {
     serve: {
       summary: 'serve the mmo_mesh Agent MCP server (started by Codex)',
       load: () => import('./commands/mesh-serve.js'),
+    },
+  },
+  gateway: {
+    connect: {
+      summary: 'relay one Tool MCP server to the session gateway (started by Codex)',
+      load: () => import('./commands/gateway-connect.js'),
     },
   },
 };
