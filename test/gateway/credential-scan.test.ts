@@ -27,7 +27,7 @@ describe('credential scan', () => {
     expect(
       findCredentialIn({ q: `0x${Buffer.from(SECRET).toString('hex').toUpperCase()}` }, matcher),
     ).toBe('hex');
-    const percent = [...SECRET].map((c) => `%${c.charCodeAt(0).toString(16)}`).join('');
+    const percent = Buffer.from(SECRET).toString('hex').replace(/../g, '%$&');
     expect(findCredentialIn({ url: `https://x.test/?k=${percent}` }, matcher)).toBe('url-encoded');
   });
 
