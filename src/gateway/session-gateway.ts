@@ -31,6 +31,7 @@ export function driftDiagnostic(report: DriftReport): Diagnostic {
   const where =
     report.process === 'root' ? 'the session root process' : `participant '${report.process}'`;
   return diagnostic({
+    severity: 'warning',
     code: 'tool-drift',
     message:
       `tool '${report.tool}' of server '${report.server}' ${report.pinned === undefined ? 'has no pin although its server is pinned' : 'differs from its pin'} in tool-mcp.lock; ` +

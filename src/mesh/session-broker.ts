@@ -16,6 +16,7 @@ import { renderProcess } from '../compile/render-process.js';
 import type { MeshLaunch } from '../compile/types.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import type { SessionGateway } from '../gateway/session-gateway.js';
 import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
@@ -58,6 +59,8 @@ export interface BrokerOptions {
   readonly cli: MeshLaunch;
   /** Working directory of participants spawned without `cwd`. */
   readonly defaultCwd: string;
+  /** The session's Tool MCP gateway: participants reach their servers through it. */
+  readonly gateway?: SessionGateway;
   /** Called whenever a participant appears or changes status. */
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
 }
@@ -366,10 +369,19 @@ export class SessionBroker {
         `cannot start a participant of role '${args.role}': ${errors.map(formatDiagnostic).join('; ')}`,
       );
     }
-    const rendered = renderProcess(snapshot, plan, args.role, {
+    const direct = renderProcess(snapshot, plan, args.role, {
       home: this.options.home,
       mesh: meshLaunchFor(this.options.cli, this.options.sessionDir, args.role, id),
     });
+    const relayed = this.options.gateway?.prepareProcess({
+      processId: id,
+      process,
+      rendered: direct,
+      env: environment.env,
+      cwd,
+    });
+    const rendered = relayed?.rendered ?? direct;
+    const processEnv = relayed?.env ?? environment.env;
     try {
       await writeProcessHome(rendered, homeDir, this.options.baseCodexHome);
     } catch (error) {
@@ -378,10 +390,10 @@ export class SessionBroker {
     const token = process.mesh
       ? this.tokens.issue({ process: args.role, participant: id })
       : undefined;
-    const env =
-      token === undefined ? environment.env : { ...environment.env, [MESH_TOKEN_ENV]: token };
+    const env = token === undefined ? processEnv : { ...processEnv, [MESH_TOKEN_ENV]: token };
     const secrets = [
       ...environment.secrets,
+      ...(relayed?.tokens ?? []),
       ...this.options.credentials.secretValues(),
       ...(token === undefined ? [] : [token]),
     ];
@@ -409,6 +421,7 @@ export class SessionBroker {
         // a participant that ended can no longer call the mesh, nor needs its auth.json copy
         if (p.finished) {
           this.tokens.revoke(id);
+          void this.options.gateway?.closeProcess(id);
           void removeAuth(homeDir);
         }
         this.changed();

@@ -11,7 +11,9 @@ import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { MeshLaunch } from '../compile/types.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import { SessionGateway, driftDiagnostic, gatewaySocketPath } from '../gateway/session-gateway.js';
 import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
 import { SessionBroker } from '../mesh/session-broker.js';
 import type { ParticipantInfo } from '../mesh/mesh-protocol.js';
@@ -58,6 +60,8 @@ export interface LaunchContext {
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */
   readonly stdio: 'inherit' | 'pipe-stderr';
   readonly onStderr?: (chunk: string) => void;
+  /** Problems found while the session runs (a drifted tool withheld by the gateway). */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
 }
 
 export interface SessionOutcome {
@@ -119,15 +123,60 @@ export async function launchSession(
   const paths = await createSessionDir(plan.dir);
   const writer = new RecordWriter(plan.dir, plan.record);
   let participants: readonly ParticipantInfo[] = [];
+  let serverGroups: readonly number[] = [];
   let watchdog: Watchdog | undefined;
   const watchParticipants = (): void => {
-    watchdog?.setGroups(
-      participants.flatMap((p) => (p.pid !== undefined && isActiveStatus(p.status) ? [p.pid] : [])),
-    );
+    watchdog?.setGroups([
+      ...participants.flatMap((p) =>
+        p.pid !== undefined && isActiveStatus(p.status) ? [p.pid] : [],
+      ),
+      ...serverGroups,
+    ]);
   };
+  // every Tool MCP server of the session is reached through the gateway (DESIGN §10)
+  const gateway = await SessionGateway.start({
+    sessionDir: plan.dir,
+    socketPath: gatewaySocketPath(plan.record.mesh_socket),
+    snapshot: context.stored.snapshot,
+    plan: context.plan,
+    credentials: context.credentials,
+    home: context.home,
+    cli: context.cli,
+    secrets: plan.secrets,
+    onDrift: (report) => {
+      context.onDiagnostic?.(driftDiagnostic(report));
+      void writer.update((r) => ({
+        ...r,
+        tool_drift: [
+          ...(r.tool_drift ?? []),
+          { process: report.process, server: report.server, tool: report.tool },
+        ],
+      }));
+    },
+    onGroups: (pids) => {
+      serverGroups = pids;
+      watchParticipants();
+    },
+    onStderr: (process, server, text) => {
+      void appendFile(join(paths.logs, `gateway-${process}-${server}.stderr.log`), text, {
+        mode: 0o600,
+      }).catch(() => undefined);
+    },
+  });
+  const rootProcess = context.plan.processes.find((p) => p.root === context.plan.root);
+  const relayed =
+    rootProcess === undefined
+      ? { rendered: plan.rendered, env: plan.env, tokens: [] }
+      : gateway.prepareProcess({
+          processId: 'root',
+          process: rootProcess,
+          rendered: plan.rendered,
+          env: plan.env,
+          cwd: plan.cwd,
+        });
   // the home, the first record and the broker are independent: prepare them concurrently
   const [home, first, started] = await Promise.allSettled([
-    writeProcessHome(plan.rendered, plan.homeDir, context.baseCodexHome),
+    writeProcessHome(relayed.rendered, plan.homeDir, context.baseCodexHome),
     writer.update((r) => r),
     SessionBroker.start({
       sessionId: plan.id,
@@ -142,6 +191,7 @@ export async function launchSession(
       codexBin: plan.command,
       cli: context.cli,
       defaultCwd: plan.cwd,
+      gateway,
       onChange: (list) => {
         participants = list;
         watchParticipants();
@@ -155,11 +205,15 @@ export async function launchSession(
       },
     }),
   ]);
-  if (started.status === 'rejected') throw started.reason;
+  if (started.status === 'rejected') {
+    await gateway.close();
+    throw started.reason;
+  }
   const broker = started.value;
   for (const step of [home, first]) {
     if (step.status === 'rejected') {
       await broker.close();
+      await gateway.close();
       await removeAuthCopies(paths.homes);
       throw step.reason;
     }
@@ -167,8 +221,8 @@ export async function launchSession(
 
   // the root process's mesh credential lives only in its environment and the broker's memory
   const meshRoot = context.plan.processes.some((p) => p.root === context.plan.root && p.mesh);
-  const env = meshRoot ? { ...plan.env, [MESH_TOKEN_ENV]: broker.rootToken } : plan.env;
-  const secrets = [...plan.secrets, broker.rootToken];
+  const env = meshRoot ? { ...relayed.env, [MESH_TOKEN_ENV]: broker.rootToken } : relayed.env;
+  const secrets = [...plan.secrets, broker.rootToken, ...relayed.tokens];
   const stdio: StdioOptions =
     context.stdio === 'inherit' ? 'inherit' : ['inherit', 'inherit', 'pipe'];
   const child: ChildProcess = spawn(plan.command, [...plan.args], {
@@ -226,6 +280,7 @@ export async function launchSession(
     const { code, signal } = await exit;
     masked.end();
     await broker.close();
+    await gateway.close();
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session
     await Promise.all([logChain, removeAuthCopies(paths.homes)]);

@@ -47,6 +47,12 @@ export interface SessionRecord {
   /** Unix socket the session's `mmo_mesh` servers talk to. */
   readonly mesh_socket: string;
   readonly processes: readonly SessionProcess[];
+  /** Tools the gateway withheld because their surface differs from their pin (`tool-drift`). */
+  readonly tool_drift?: readonly {
+    readonly process: string;
+    readonly server: string;
+    readonly tool: string;
+  }[];
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(['starting', 'running', 'idle']);

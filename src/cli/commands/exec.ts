@@ -5,6 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 
+import { formatDiagnostic } from '../../diagnostics/diagnostic.js';
 import { defaultCliLaunch } from '../../mesh/mesh-command.js';
 import { launchSession } from '../../session/launch.js';
 import type { SessionMode } from '../../session/prepare-session.js';
@@ -84,6 +85,10 @@ export async function runSessionCommand(
     stdio: mode === 'run' ? 'inherit' : 'pipe-stderr',
     onStderr: (chunk) => {
       io.stderr(chunk);
+    },
+    onDiagnostic: (found) => {
+      if (cmd.json) io.stderr(`${JSON.stringify(found)}\n`);
+      else io.stderr(`${formatDiagnostic(found)}\n`);
     },
   });
   const handlers = SIGNALS.map((signal) => {
