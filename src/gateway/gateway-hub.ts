@@ -19,6 +19,7 @@ import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
 import { JsonLines } from './json-lines.js';
 import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
 import type { DriftedTool } from './tool-filter.js';
+import { startUpstream, type Upstream } from './upstream.js';
 
 export interface DriftReport {
   readonly process: string;
@@ -58,6 +59,8 @@ export class GatewayHub {
   private readonly byProcess = new Map<string, Set<RelayConnection>>();
   private readonly drift = new Map<string, Set<string>>();
   private readonly groups = new Set<number>();
+  /** Servers started ahead of their relay, by route, until the relay claims them. */
+  private readonly warm = new Map<string, Promise<Upstream>>();
   private readonly sockets = new Set<Socket>();
   private readonly log: CallLog;
   private matcher: CredentialMatcher;
@@ -102,9 +105,40 @@ export class GatewayHub {
   }
 
   /** Registers a route and returns its token: for that process's environment only. */
-  addRoute(route: Route): string {
-    this.routes.set(routeKey(route.process, route.server), route);
+  addRoute(route: Route, options: { readonly prestart?: boolean } = {}): string {
+    const key = routeKey(route.process, route.server);
+    this.routes.set(key, route);
+    if (options.prestart === true && !this.warm.has(key)) {
+      // started now, so Codex's wait for the server overlaps the relay's own start
+      const started = startUpstream(route.definition, route.launch);
+      started.then(
+        (upstream) => {
+          if (upstream.pid !== undefined) this.shared().serverGroup(upstream.pid, true);
+        },
+        () => undefined,
+      );
+      this.warm.set(key, started);
+    }
     return this.tokens.issue({ process: route.process, server: route.server });
+  }
+
+  /** Stops the servers started ahead that no relay claimed (of one process, or all). */
+  private async stopWarm(process?: string): Promise<void> {
+    const stops: Promise<void>[] = [];
+    for (const [key, started] of this.warm) {
+      if (process !== undefined && !key.startsWith(`${process}\u0000`)) continue;
+      this.warm.delete(key);
+      stops.push(
+        started.then(
+          async (upstream) => {
+            await upstream.stop();
+            if (upstream.pid !== undefined) this.shared().serverGroup(upstream.pid, false);
+          },
+          () => undefined,
+        ),
+      );
+    }
+    await Promise.all(stops);
   }
 
   /** The tools withheld for drift so far, per process and server. */
@@ -119,13 +153,13 @@ export class GatewayHub {
   async closeProcess(process: string): Promise<void> {
     this.tokens.revokeProcess(process);
     const open = [...(this.byProcess.get(process) ?? [])];
-    await Promise.all(open.map((c) => c.close()));
+    await Promise.all([...open.map((c) => c.close()), this.stopWarm(process)]);
   }
 
   /** Stops every server, closes the socket and removes it; waits for the call log. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all([...this.connections].map((c) => c.close()));
+    await Promise.all([...[...this.connections].map((c) => c.close()), this.stopWarm()]);
     for (const socket of this.sockets) socket.destroy();
     const server = this.server;
     if (server !== undefined) {
@@ -243,7 +277,10 @@ export class GatewayHub {
         return;
       }
       socket.write(`${JSON.stringify({ [CONTROL_KEY]: 'ready' })}\n`);
-      const opened = new RelayConnection(socket, route, this.shared());
+      const key = routeKey(process, server);
+      const prestarted = this.warm.get(key);
+      this.warm.delete(key);
+      const opened = new RelayConnection(socket, route, this.shared(), prestarted);
       connection = opened;
       this.connections.add(opened);
       const mine = this.byProcess.get(process) ?? new Set<RelayConnection>();

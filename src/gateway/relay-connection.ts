@@ -96,6 +96,8 @@ export class RelayConnection {
     private readonly socket: Socket,
     private readonly route: Route,
     private readonly shared: RelayShared,
+    /** The route's server, when the gateway started it ahead of the relay. */
+    private readonly prestarted?: Promise<Upstream>,
   ) {
     socket.on('close', () => {
       void this.close();
@@ -106,13 +108,19 @@ export class RelayConnection {
   private async start(): Promise<void> {
     let upstream: Upstream;
     try {
-      upstream = await startUpstream(this.route.definition, this.route.launch);
+      upstream = await (this.prestarted ?? startUpstream(this.route.definition, this.route.launch));
     } catch (error) {
       this.fail(`server '${this.route.server}' could not start: ${describeError(error)}`);
       return;
     }
     if (this.closed) {
       await upstream.stop();
+      return;
+    }
+    if (!upstream.alive()) {
+      const why = upstream.describeExit();
+      await upstream.stop();
+      this.fail(`server '${this.route.server}' ended before it was used: ${why}`);
       return;
     }
     this.upstream = upstream;
@@ -215,21 +223,22 @@ export class RelayConnection {
     const tool = typeof params.name === 'string' ? params.name : '';
     const caller = callerThread(params._meta);
     const args = summarizeArguments(params.arguments, this.shared.matcher(), this.shared.secrets());
-    const refuse = (outcome: CallOutcome, reason: CallReason, text: string): false => {
+    // `code` names the rule, as the refusal's text and the call's recorded reason
+    const decline = (outcome: CallOutcome, code: CallReason, text: string): false => {
       this.write(refusal(id, text));
-      this.log(tool, caller, args, outcome, reason, 0);
+      this.log(tool, caller, args, outcome, code, 0);
       return false;
     };
     const server = this.route.server;
     if (!this.route.gate.allowed.has(tool)) {
-      return refuse(
+      return decline(
         'denied',
         'tool-not-granted',
         `codex-mmo refused this call [tool-not-granted]: tool '${tool}' of server '${server}' is not granted to this process`,
       );
     }
     if (this.shared.isDrifted(this.route, tool)) {
-      return refuse(
+      return decline(
         'blocked',
         'tool-drift',
         `codex-mmo refused this call [tool-drift]: tool '${tool}' of server '${server}' differs from its pin in tool-mcp.lock and is withheld from this session`,
@@ -237,7 +246,7 @@ export class RelayConnection {
     }
     const found = findCredentialIn(params.arguments, this.shared.matcher());
     if (found !== undefined) {
-      return refuse(
+      return decline(
         'blocked',
         'credential-in-arguments',
         `codex-mmo refused this call [credential-in-arguments]: its arguments contain a credential of this session (${found}); credentials are never passed to tools`,

@@ -146,22 +146,27 @@ export class SessionGateway {
       const definition = snapshot.servers[server] ?? plan.servers[server];
       if (definition === undefined) return;
       const pins = snapshot.pins[server];
-      const token = this.hub.addRoute({
-        process: input.processId,
-        role: input.process.root,
-        server,
-        definition,
-        gate: {
-          allowed: new Set(grants[server]?.enabled_tools ?? []),
-          ...(pins !== undefined ? { pins } : {}),
+      const grant = grants[server];
+      const token = this.hub.addRoute(
+        {
+          process: input.processId,
+          role: input.process.root,
+          server,
+          definition,
+          gate: {
+            allowed: new Set(grant?.enabled_tools ?? []),
+            ...(pins !== undefined ? { pins } : {}),
+          },
+          launch: {
+            env: codexEnv,
+            home: this.options.home,
+            cwd: input.cwd,
+            credentials: this.options.credentials,
+          },
         },
-        launch: {
-          env: codexEnv,
-          home: this.options.home,
-          cwd: input.cwd,
-          credentials: this.options.credentials,
-        },
-      });
+        // a server the root role uses is started at once; Codex will ask for it
+        { prestart: grant !== undefined },
+      );
       const name = names[index];
       if (name !== undefined) env[name] = token;
       tokens.push(token);

@@ -22,6 +22,8 @@ export interface Upstream {
   /** Why the server went away, for messages. */
   describeExit(): string;
   stop(): Promise<void>;
+  /** Whether the server is still there (a started stdio process that has not exited). */
+  alive(): boolean;
   /** Every credential value the server was given. */
   readonly secrets: readonly string[];
 }
@@ -61,6 +63,7 @@ export async function startUpstream(
       stderrText: () => transport.stderrText(),
       describeExit: () => transport.describeExit(),
       stop: () => transport.stop(),
+      alive: () => transport.exit === undefined && transport.spawnError === undefined,
       secrets: plan.secrets,
     };
   }
@@ -78,6 +81,7 @@ export async function startUpstream(
     transport: http,
     stderrText: () => '',
     describeExit: () => 'the HTTP connection closed',
+    alive: () => !closed,
     stop: async () => {
       if (closed) return;
       closed = true;
