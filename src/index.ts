@@ -618,3 +618,51 @@ export {
   GENERATED_END,
   codexVersionsMarkdown,
 } from './codex/codex-versions-doc.js';
+
+// Tool MCP gateway
+export {
+  GatewayHub,
+  NO_TOKEN_MESSAGE,
+  type DriftReport,
+  type GatewayHubOptions,
+} from './gateway/gateway-hub.js';
+export {
+  SessionGateway,
+  driftDiagnostic,
+  gatewaySocketPath,
+  toolCredentialNames,
+  type ProcessLaunch,
+  type ProcessLaunchInput,
+  type SessionGatewayOptions,
+} from './gateway/session-gateway.js';
+export {
+  RelayConnection,
+  refusal,
+  type RelayShared,
+  type Route,
+} from './gateway/relay-connection.js';
+export { runRelay, type RelayOptions } from './gateway/relay-client.js';
+export { relayHome, relayLaunch, relayTokenNames, type RelayTarget } from './gateway/relay-home.js';
+export { RelayTokens, type Redemption, type RouteKey } from './gateway/gateway-credentials.js';
+export {
+  credentialMatcher,
+  findCredentialIn,
+  type CredentialEncoding,
+  type CredentialMatcher,
+} from './gateway/credential-scan.js';
+export {
+  filterToolList,
+  liveDigest,
+  type DriftedTool,
+  type ToolGate,
+} from './gateway/tool-filter.js';
+export {
+  callerThread,
+  summarizeArguments,
+  type CallOutcome,
+  type CallReason,
+  type CallRecord,
+} from './gateway/call-record.js';
+export { CALLS_FILE, CallLog, callsFile, readCalls } from './gateway/call-log.js';
+export { startUpstream, type Upstream } from './gateway/upstream.js';
+export { GATEWAY_TOKEN_ENV_PREFIX, tokenEnvName } from './gateway/gateway-protocol.js';

@@ -98,11 +98,21 @@ export const COMMANDS: Readonly<
       summary: "print a session's events, or follow them",
       load: () => import('./commands/session-logs.js'),
     },
+    calls: {
+      summary: "show a session's Tool MCP calls",
+      load: () => import('./commands/session-calls.js'),
+    },
   },
   mesh: {
     serve: {
       summary: 'serve the mmo_mesh Agent MCP server (started by Codex)',
       load: () => import('./commands/mesh-serve.js'),
+    },
+  },
+  gateway: {
+    connect: {
+      summary: 'relay one Tool MCP server to the session gateway (started by Codex)',
+      load: () => import('./commands/gateway-connect.js'),
     },
   },
 };

@@ -19,6 +19,7 @@ import { renderProcess } from '../compile/render-process.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import type { SessionGateway } from '../gateway/session-gateway.js';
 import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
@@ -63,6 +64,8 @@ export interface BrokerOptions {
   readonly cli: MeshLaunch;
   /** Working directory of participants spawned without `cwd`. */
   readonly defaultCwd: string;
+  /** The session's Tool MCP gateway: participants reach their servers through it. */
+  readonly gateway?: SessionGateway;
   /** Called whenever a participant appears or changes status. */
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
   /** Adapts a participant's rendered home before it is written (the session's model wire). */
@@ -384,11 +387,20 @@ export class SessionBroker {
         `cannot start a participant of role '${args.role}': ${errors.map(formatDiagnostic).join('; ')}`,
       );
     }
-    const rendered = renderProcess(snapshot, plan, args.role, {
+    const direct = renderProcess(snapshot, plan, args.role, {
       home: this.options.home,
       mesh: meshLaunchFor(this.options.cli, this.options.sessionDir, args.role, id),
       ...(this.options.codex !== undefined ? { codex: this.options.codex } : {}),
     });
+    const relayed = this.options.gateway?.prepareProcess({
+      processId: id,
+      process,
+      rendered: direct,
+      env: environment.env,
+      cwd,
+    });
+    const rendered = relayed?.rendered ?? direct;
+    const processEnv = relayed?.env ?? environment.env;
     try {
       const home = this.options.prepareHome?.(rendered, id) ?? rendered;
       await writeProcessHome(home, homeDir, this.options.baseCodexHome);
@@ -398,10 +410,10 @@ export class SessionBroker {
     const token = process.mesh
       ? this.tokens.issue({ process: args.role, participant: id })
       : undefined;
-    const env =
-      token === undefined ? environment.env : { ...environment.env, [MESH_TOKEN_ENV]: token };
+    const env = token === undefined ? processEnv : { ...processEnv, [MESH_TOKEN_ENV]: token };
     const secrets = [
       ...environment.secrets,
+      ...(relayed?.tokens ?? []),
       ...this.options.credentials.secretValues(),
       ...(token === undefined ? [] : [token]),
     ];
@@ -439,6 +451,7 @@ export class SessionBroker {
         // a participant that ended can no longer call the mesh, nor needs its auth.json copy
         if (p.finished) {
           this.tokens.revoke(id);
+          void this.options.gateway?.closeProcess(id);
           void removeAuth(homeDir);
         }
         this.changed();

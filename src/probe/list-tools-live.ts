@@ -99,7 +99,7 @@ const ANNOTATION_FIELDS: Readonly<Record<string, 'string' | 'boolean'>> = {
 };
 
 /** The annotation fields Codex understands, with the right types; others are dropped. */
-function knownAnnotations(
+export function knownAnnotations(
   raw: Record<string, unknown> | null | undefined,
 ): Record<string, unknown> | undefined {
   if (raw === null || raw === undefined) return undefined;

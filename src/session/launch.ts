@@ -19,7 +19,9 @@ import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 
 import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import type { MeshLaunch } from '../compile/types.js';
+import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import { SessionGateway, driftDiagnostic, gatewaySocketPath } from '../gateway/session-gateway.js';
 import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
 import { SessionBroker } from '../mesh/session-broker.js';
 import type { ParticipantInfo } from '../mesh/mesh-protocol.js';
@@ -77,6 +79,8 @@ export interface LaunchContext {
   readonly onEvent?: (event: SessionEvent) => void;
   /** For `exec`: `-c key=value` overrides and a model for the root's app-server. */
   readonly execOverrides?: { readonly config: readonly string[]; readonly model?: string };
+  /** Problems found while the session runs (a drifted tool withheld by the gateway). */
+  readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
 }
 
 export interface SessionOutcome {
@@ -154,17 +158,62 @@ export async function launchSession(
   if (context.onEvent !== undefined) supervision.events.listen(context.onEvent);
   const seen = new Map<string, string>();
   let participants: readonly ParticipantInfo[] = [];
+  let serverGroups: readonly number[] = [];
   let watchdog: Watchdog | undefined;
   const watchParticipants = (): void => {
-    watchdog?.setGroups(
-      participants.flatMap((p) => (p.pid !== undefined && isActiveStatus(p.status) ? [p.pid] : [])),
-    );
+    watchdog?.setGroups([
+      ...participants.flatMap((p) =>
+        p.pid !== undefined && isActiveStatus(p.status) ? [p.pid] : [],
+      ),
+      ...serverGroups,
+    ]);
   };
+  // every Tool MCP server of the session is reached through the gateway (DESIGN §10)
+  const gateway = await SessionGateway.start({
+    sessionDir: plan.dir,
+    socketPath: gatewaySocketPath(plan.record.mesh_socket),
+    snapshot: context.stored.snapshot,
+    plan: context.plan,
+    credentials: context.credentials,
+    home: context.home,
+    cli: context.cli,
+    secrets: plan.secrets,
+    onDrift: (report) => {
+      context.onDiagnostic?.(driftDiagnostic(report));
+      void writer.update((r) => ({
+        ...r,
+        tool_drift: [
+          ...(r.tool_drift ?? []),
+          { process: report.process, server: report.server, tool: report.tool },
+        ],
+      }));
+    },
+    onGroups: (pids) => {
+      serverGroups = pids;
+      watchParticipants();
+    },
+    onStderr: (process, server, text) => {
+      void appendFile(join(paths.logs, `gateway-${process}-${server}.stderr.log`), text, {
+        mode: 0o600,
+      }).catch(() => undefined);
+    },
+  });
+  const rootProcess = context.plan.processes.find((p) => p.root === context.plan.root);
+  const relayed =
+    rootProcess === undefined
+      ? { rendered: plan.rendered, env: plan.env, tokens: [] }
+      : gateway.prepareProcess({
+          processId: 'root',
+          process: rootProcess,
+          rendered: plan.rendered,
+          env: plan.env,
+          cwd: plan.cwd,
+        });
   // every Codex process of the session reaches its model through the session's model wire
   const wire = await startSessionWire(context.stored.snapshot, context.plan, paths.logs);
   // the home, the first record and the broker are independent: prepare them concurrently
   const [home, first, started] = await Promise.allSettled([
-    writeProcessHome(wire.home(plan.rendered, 'root'), plan.homeDir, context.baseCodexHome),
+    writeProcessHome(wire.home(relayed.rendered, 'root'), plan.homeDir, context.baseCodexHome),
     writer.update((r) => r),
     SessionBroker.start({
       sessionId: plan.id,
@@ -186,6 +235,7 @@ export async function launchSession(
       onNotification: (participant, role, n) => {
         supervision.notification(participant, role, n);
       },
+      gateway,
       onChange: (list) => {
         participants = list;
         for (const p of list) {
@@ -219,6 +269,7 @@ export async function launchSession(
   if (started.status === 'rejected') {
     await wire.close();
     await supervision.close();
+    await gateway.close();
     throw started.reason;
   }
   const broker = started.value;
@@ -227,6 +278,7 @@ export async function launchSession(
       await broker.close();
       await wire.close();
       await supervision.close();
+      await gateway.close();
       await removeAuthCopies(paths.homes);
       throw step.reason;
     }
@@ -234,8 +286,8 @@ export async function launchSession(
 
   // the root process's mesh credential lives only in its environment and the broker's memory
   const meshRoot = context.plan.processes.some((p) => p.root === context.plan.root && p.mesh);
-  const env = meshRoot ? { ...plan.env, [MESH_TOKEN_ENV]: broker.rootToken } : plan.env;
-  const secrets = [...plan.secrets, broker.rootToken];
+  const env = meshRoot ? { ...relayed.env, [MESH_TOKEN_ENV]: broker.rootToken } : relayed.env;
+  const secrets = [...plan.secrets, broker.rootToken, ...relayed.tokens];
   const forwarded = { signal: false };
   const logFile = join(paths.logs, 'codex.stderr.log');
   let stderrTail = '';
@@ -338,6 +390,7 @@ export async function launchSession(
     await supervision.queue.close('the session ended');
     await broker.close();
     await wire.close();
+    await gateway.close();
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session
     await Promise.all([logChain, removeAuthCopies(paths.homes)]);

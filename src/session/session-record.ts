@@ -49,6 +49,12 @@ export interface SessionRecord {
   /** Unix socket on which the supervisor answers `session approvals|approve|deny`. */
   readonly approvals_socket?: string;
   readonly processes: readonly SessionProcess[];
+  /** Tools the gateway withheld because their surface differs from their pin (`tool-drift`). */
+  readonly tool_drift?: readonly {
+    readonly process: string;
+    readonly server: string;
+    readonly tool: string;
+  }[];
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(['starting', 'running', 'idle']);

@@ -164,11 +164,13 @@ describe('mmo_mesh through real Codex', () => {
     const stopped = lead.find((r) => r.toolOutputs.length === 5)?.toolOutputs[4]?.output ?? '';
     expect(stopped).toMatch(/status\\*": \\*"stopped/);
 
-    // the worker's process and its server got the worker's credential only
+    // the worker's server got the worker's credential only, through the gateway; the worker's
+    // Codex process holds none
     const workerShell = parseEnvOutput(
       worker.find((r) => r.hasToolOutput)?.toolOutputs[0]?.output ?? '',
     );
-    expect(workerShell.WORKER_CRED).toBe(WORKER_CANARY);
+    expect(workerShell.PATH).toBeDefined();
+    expect(workerShell.WORKER_CRED).toBeUndefined();
     expect(workerShell.LEAD_CRED).toBeUndefined();
     expect(workerShell.UNREFERENCED_CANARY).toBeUndefined();
     const workerServer = JSON.parse(
@@ -201,14 +203,15 @@ describe('mmo_mesh through real Codex', () => {
     expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(false);
     expect(existsSync(join(dir, 'homes', 'worker-1', '.credentials.json'))).toBe(false);
 
-    // the lead's mesh credential: fresh for the session, in no file or output of codex-mmo, and
-    // never given to a Tool MCP server
+    // the lead's mesh credential is never given to a Tool MCP server. Servers are started by the
+    // supervising codex-mmo process (the gateway), not by Codex: their parent holds no session
+    // credential, only what the launch environment had (the decoy)
     expect(leadServer.CODEX_MMO_MESH_TOKEN).toBeUndefined();
-    const leadCodex = JSON.parse(
+    const leadParent = JSON.parse(
       await readFile(join(world.root, 'lead_srv-codex-env.json'), 'utf8'),
     ) as Record<string, string>;
-    const token = leadCodex.CODEX_MMO_MESH_TOKEN ?? '';
-    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(leadParent.CODEX_MMO_MESH_TOKEN ?? DECOY_MESH_TOKEN).toBe(DECOY_MESH_TOKEN);
+    expect(leadParent.LEAD_CRED).toBeUndefined();
     expect(workerShell.CODEX_MMO_MESH_TOKEN).toBeUndefined();
     const written = [
       result.stdout,
@@ -219,7 +222,7 @@ describe('mmo_mesh through real Codex', () => {
       await readFile(join(dir, 'homes', 'worker-1', 'config.toml'), 'utf8'),
       ...model.requests.flatMap((r) => r.toolOutputs.map((o) => o.output)),
     ].join('\n');
-    expect(written).not.toContain(token);
+    expect(written).not.toMatch(/CODEX_MMO_(MESH|GATEWAY)_TOKEN\w*=[A-Za-z0-9_-]{43}/);
 
     // nothing of the session is left running: no app-server, mesh server or MCP server
     await new Promise((r) => setTimeout(r, 300));

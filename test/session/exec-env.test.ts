@@ -97,7 +97,9 @@ describe('exec: environment forwarding', () => {
     const output = model.requests.find((r) => r.hasToolOutput)?.toolOutputs[0]?.output ?? '';
     const shellEnv = parseEnvOutput(output);
     expect(shellEnv.PATH).toBeDefined();
-    expect(shellEnv.LEAD_CRED).toBe(LEAD_CANARY);
+    // the servers' credentials stay with the gateway: the Codex process holds none of them
+    expect(shellEnv.LEAD_CRED).toBeUndefined();
+    expect(output).not.toContain(LEAD_CANARY);
     expect(output).not.toContain(UNREFERENCED_CANARY);
     expect(output).not.toContain(WORKER_CANARY);
     expect(output).not.toContain('UNREFERENCED_CANARY');

@@ -11,6 +11,7 @@ import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { maskSecrets } from '../../diagnostics/mask-secrets.js';
 import { formatEvent } from '../../events/format-event.js';
 import type { SessionEvent } from '../../events/session-event.js';
+import { formatDiagnostic } from '../../diagnostics/diagnostic.js';
 import { defaultCliLaunch } from '../../mesh/mesh-command.js';
 import { parseExecCodexArgs } from '../../session/exec-arguments.js';
 import { launchSession } from '../../session/launch.js';
@@ -145,6 +146,10 @@ export async function runSessionCommand(
     ...(execArgs?.ok === true ? { execOverrides: execArgs.overrides } : {}),
     onStderr: (chunk) => {
       io.stderr(chunk);
+    },
+    onDiagnostic: (found) => {
+      if (cmd.json) io.stderr(`${JSON.stringify(found)}\n`);
+      else io.stderr(`${formatDiagnostic(found)}\n`);
     },
   });
   const handlers = SIGNALS.map((signal) => {

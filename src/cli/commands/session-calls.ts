@@ -1,0 +1,85 @@
+/**
+ * `codex-mmo session calls ID [--follow] [--json]`: the Tool MCP calls of a session as the
+ * gateway recorded them in `<session>/calls.jsonl` — who called (process, role, thread), which
+ * server and tool, the outcome and why, how long it took. ID may be a unique prefix.
+ */
+import { readCalls } from '../../gateway/call-log.js';
+import type { CallRecord } from '../../gateway/call-record.js';
+import { isAlive } from '../../process/process-control.js';
+import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
+import { locateSession, readSessionRecord } from '../../session/session-store.js';
+import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
+import { EXIT_OK, type CliIo } from '../io.js';
+
+const USAGE = `Usage: codex-mmo session calls ID [--follow] [--json]
+
+Show every Tool MCP call of a session, in order: time, calling process and role, thread (and
+parent thread for a native sub-agent), server, tool, outcome (ok, error, blocked, denied), the
+reason of a refusal or failure, and its duration. Arguments are recorded only as size, digest
+and a masked preview; no credential value is ever recorded. ID may be a unique prefix.
+
+Options:
+  --follow             keep printing new calls until the session ends (with --json, one JSON
+                       object per call and line)
+  --json               print {"calls": [...]}`;
+
+/** How often a followed session's file is read again. */
+const FOLLOW_POLL_MS = 200;
+
+function row(call: CallRecord): string[] {
+  return [
+    call.time,
+    call.process,
+    call.role ?? '-',
+    call.server,
+    call.tool,
+    call.outcome,
+    call.reason ?? '-',
+    `${String(call.duration_ms)} ms`,
+    call.parent_thread !== null
+      ? `${call.thread ?? '-'} (parent ${call.parent_thread})`
+      : (call.thread ?? '-'),
+  ];
+}
+
+const HEADER = [
+  'TIME',
+  'PROCESS',
+  'ROLE',
+  'SERVER',
+  'TOOL',
+  'OUTCOME',
+  'REASON',
+  'DURATION',
+  'THREAD',
+];
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const cmd = parseCommand(args, io, { follow: { type: 'boolean' } }, { min: 1, max: 1 });
+  if (cmd.help) return printHelp(io, USAGE);
+  const dir = await locateSession(cmd.dirs.stateDir, cmd.positionals[0] ?? '');
+  if (cmd.values.follow !== true) {
+    const { calls } = await readCalls(dir);
+    if (cmd.json) printJson(io, { calls });
+    else if (calls.length === 0) io.stdout('No Tool MCP calls recorded.\n');
+    else io.stdout(formatTable(HEADER, calls.map(row)));
+    return EXIT_OK;
+  }
+  let offset = 0;
+  let headerShown = false;
+  for (;;) {
+    const active = isActiveStatus(effectiveRecord(await readSessionRecord(dir), isAlive).status);
+    const read = await readCalls(dir, offset);
+    offset = read.offset;
+    for (const call of read.calls) {
+      if (cmd.json) io.stdout(`${JSON.stringify(call)}\n`);
+      else {
+        if (!headerShown) io.stdout(`${HEADER.join('\t')}\n`);
+        headerShown = true;
+        io.stdout(`${row(call).join('\t')}\n`);
+      }
+    }
+    if (!active) return EXIT_OK;
+    await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+  }
+}

@@ -1,0 +1,298 @@
+/**
+ * The session's Tool MCP gateway in the supervising codex-mmo process: listens on its own Unix
+ * socket (mode 0600), issues one relay token per process and server, accepts each token once, and
+ * runs a `RelayConnection` per accepted relay. Owns every real server it starts: they end when
+ * their relay goes away, when their process's routes are closed, and when the gateway closes.
+ * Records calls in `calls.jsonl` and reports drifted tools once per process, server and tool.
+ */
+import { chmod, unlink } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+import { maskSecrets } from '../diagnostics/mask-secrets.js';
+import { CallLog } from './call-log.js';
+import type { CallRecord } from './call-record.js';
+import { credentialMatcher, type CredentialMatcher } from './credential-scan.js';
+import { RelayTokens } from './gateway-credentials.js';
+import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
+import { JsonLines } from './json-lines.js';
+import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
+import type { DriftedTool } from './tool-filter.js';
+import { startUpstream, type Upstream } from './upstream.js';
+
+export interface DriftReport {
+  readonly process: string;
+  readonly role: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly pinned?: string;
+  readonly current: string;
+}
+
+export interface GatewayHubOptions {
+  readonly socketPath: string;
+  /** `<session>/calls.jsonl`. */
+  readonly callsFile: string;
+  /** Every credential value of the session: refused in arguments, masked in answers. */
+  readonly secrets: readonly string[];
+  /** Called once per drifted tool of a process and server. */
+  readonly onDrift?: (report: DriftReport) => void;
+  /** Called when the set of running stdio server process groups changes. */
+  readonly onGroups?: (pids: readonly number[]) => void;
+  /** A server's stderr (masked) when its relay connection ends. */
+  readonly onStderr?: (route: Route, text: string) => void;
+}
+
+/** The refusal of a relay without a valid, unspent token. */
+export const NO_TOKEN_MESSAGE =
+  'this relay did not present an unspent gateway token of this session; a token opens one connection, once';
+
+function routeKey(process: string, server: string): string {
+  return `${process}\u0000${server}`;
+}
+
+export class GatewayHub {
+  private readonly tokens = new RelayTokens();
+  private readonly routes = new Map<string, Route>();
+  private readonly connections = new Set<RelayConnection>();
+  private readonly byProcess = new Map<string, Set<RelayConnection>>();
+  private readonly drift = new Map<string, Set<string>>();
+  private readonly groups = new Set<number>();
+  /** Servers started ahead of their relay, by route, until the relay claims them. */
+  private readonly warm = new Map<string, Promise<Upstream>>();
+  private readonly sockets = new Set<Socket>();
+  private readonly log: CallLog;
+  private matcher: CredentialMatcher;
+  private secrets: string[];
+  private server: Server | undefined;
+  private closing = false;
+
+  private constructor(private readonly options: GatewayHubOptions) {
+    this.log = new CallLog(options.callsFile);
+    this.secrets = [...options.secrets];
+    this.matcher = credentialMatcher(this.secrets);
+  }
+
+  static async start(options: GatewayHubOptions): Promise<GatewayHub> {
+    const hub = new GatewayHub(options);
+    await unlink(options.socketPath).catch(() => undefined);
+    const server = createServer((socket) => {
+      hub.accept(socket);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    await chmod(options.socketPath, 0o600).catch(() => undefined);
+    hub.server = server;
+    return hub;
+  }
+
+  get socketPath(): string {
+    return this.options.socketPath;
+  }
+
+  /** Adds credential values (a participant's own) to those refused and masked. */
+  addSecrets(values: readonly string[]): void {
+    const fresh = values.filter((v) => v !== '' && !this.secrets.includes(v));
+    if (fresh.length === 0) return;
+    this.secrets.push(...fresh);
+    this.matcher = credentialMatcher(this.secrets);
+  }
+
+  /** Registers a route and returns its token: for that process's environment only. */
+  addRoute(route: Route, options: { readonly prestart?: boolean } = {}): string {
+    const key = routeKey(route.process, route.server);
+    this.routes.set(key, route);
+    if (options.prestart === true && !this.warm.has(key)) {
+      // started now, so Codex's wait for the server overlaps the relay's own start
+      const started = startUpstream(route.definition, route.launch);
+      started.then(
+        (upstream) => {
+          if (upstream.pid !== undefined) this.shared().serverGroup(upstream.pid, true);
+        },
+        () => undefined,
+      );
+      this.warm.set(key, started);
+    }
+    return this.tokens.issue({ process: route.process, server: route.server });
+  }
+
+  /** Stops the servers started ahead that no relay claimed (of one process, or all). */
+  private async stopWarm(process?: string): Promise<void> {
+    const stops: Promise<void>[] = [];
+    for (const [key, started] of this.warm) {
+      if (process !== undefined && !key.startsWith(`${process}\u0000`)) continue;
+      this.warm.delete(key);
+      stops.push(
+        started.then(
+          async (upstream) => {
+            await upstream.stop();
+            if (upstream.pid !== undefined) this.shared().serverGroup(upstream.pid, false);
+          },
+          () => undefined,
+        ),
+      );
+    }
+    await Promise.all(stops);
+  }
+
+  /** The tools withheld for drift so far, per process and server. */
+  driftedTools(): { process: string; server: string; tools: string[] }[] {
+    return [...this.drift.entries()].map(([key, tools]) => {
+      const [process = '', server = ''] = key.split('\u0000');
+      return { process, server, tools: [...tools].sort() };
+    });
+  }
+
+  /** Ends every connection of `process` and spends its unused tokens (the process has ended). */
+  async closeProcess(process: string): Promise<void> {
+    this.tokens.revokeProcess(process);
+    const open = [...(this.byProcess.get(process) ?? [])];
+    await Promise.all([...open.map((c) => c.close()), this.stopWarm(process)]);
+  }
+
+  /** Stops every server, closes the socket and removes it; waits for the call log. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...[...this.connections].map((c) => c.close()), this.stopWarm()]);
+    for (const socket of this.sockets) socket.destroy();
+    const server = this.server;
+    if (server !== undefined) {
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+    }
+    await unlink(this.options.socketPath).catch(() => undefined);
+    await this.log.flush();
+  }
+
+  /** Resolves once every call record so far is written. */
+  flush(): Promise<void> {
+    return this.log.flush();
+  }
+
+  private shared(): RelayShared {
+    // functions: credential values a participant adds later apply to open connections as well
+    return {
+      matcher: () => this.matcher,
+      secrets: () => this.secrets,
+      record: (entry: CallRecord) => {
+        this.log.append(entry);
+      },
+      drifted: (route, tools) => {
+        this.reportDrift(route, tools);
+      },
+      isDrifted: (route, tool) =>
+        this.drift.get(routeKey(route.process, route.server))?.has(tool) === true,
+      serverGroup: (pid, alive) => {
+        if (alive) this.groups.add(pid);
+        else this.groups.delete(pid);
+        this.options.onGroups?.([...this.groups]);
+      },
+      stderr: (route, text) => {
+        this.options.onStderr?.(route, text);
+      },
+    };
+  }
+
+  private reportDrift(route: Route, tools: readonly DriftedTool[]): void {
+    const key = routeKey(route.process, route.server);
+    const known = this.drift.get(key) ?? new Set<string>();
+    this.drift.set(key, known);
+    for (const tool of tools) {
+      if (known.has(tool.tool)) continue;
+      known.add(tool.tool);
+      this.log.append({
+        time: new Date().toISOString(),
+        process: route.process,
+        role: route.role,
+        thread: null,
+        parent_thread: null,
+        server: route.server,
+        tool: tool.tool,
+        outcome: 'blocked',
+        reason: 'tool-drift',
+        duration_ms: 0,
+      });
+      this.options.onDrift?.({
+        process: route.process,
+        role: route.role,
+        server: route.server,
+        tool: tool.tool,
+        ...(tool.pinned !== undefined ? { pinned: tool.pinned } : {}),
+        current: tool.current,
+      });
+    }
+  }
+
+  private accept(socket: Socket): void {
+    if (this.closing) {
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let connection: RelayConnection | undefined;
+    let refused = false;
+    const refuse = (message: string): void => {
+      refused = true;
+      socket.end(`${JSON.stringify({ [CONTROL_KEY]: 'refused', message })}\n`);
+    };
+    const decoder = new JsonLines((value) => {
+      if (refused) return;
+      if (connection !== undefined) {
+        connection.fromCodex(value as JSONRPCMessage);
+        return;
+      }
+      if (!isControlLine(value) || value[CONTROL_KEY] !== 'hello') {
+        refuse('send hello first');
+        return;
+      }
+      const redeemed = this.tokens.redeem(typeof value.token === 'string' ? value.token : '');
+      if (!redeemed.ok) {
+        refuse(
+          redeemed.reason === 'spent'
+            ? 'this gateway token was already used by another connection; a token opens one connection, once'
+            : NO_TOKEN_MESSAGE,
+        );
+        return;
+      }
+      const { process, server } = redeemed.route;
+      const route = this.routes.get(routeKey(process, server));
+      if (route === undefined || value.server !== server || value.process !== process) {
+        refuse(
+          maskSecrets(
+            `this token belongs to server '${server}' of process '${process}', not to what this relay was started for`,
+            this.secrets,
+          ),
+        );
+        return;
+      }
+      socket.write(`${JSON.stringify({ [CONTROL_KEY]: 'ready' })}\n`);
+      const key = routeKey(process, server);
+      const prestarted = this.warm.get(key);
+      this.warm.delete(key);
+      const opened = new RelayConnection(socket, route, this.shared(), prestarted);
+      connection = opened;
+      this.connections.add(opened);
+      const mine = this.byProcess.get(process) ?? new Set<RelayConnection>();
+      mine.add(opened);
+      this.byProcess.set(process, mine);
+      socket.on('close', () => {
+        this.connections.delete(opened);
+        mine.delete(opened);
+      });
+    });
+    socket.on('data', (chunk: Buffer) => {
+      decoder.push(chunk);
+    });
+  }
+}
