@@ -222,7 +222,7 @@ export {
   type NativeRoleDelta,
   type ServerTools,
 } from './profile/native-isolation.js';
-export { securityNotes } from './profile/security-notes.js';
+export { securityNotes, serverNameCollisions } from './profile/security-notes.js';
 export { PROFILE_DIAGNOSTIC_CODES, type CodeInfo } from './profile/diagnostic-codes.js';
 export {
   INSTALLED_DIR_MODE,
@@ -572,3 +572,62 @@ export {
   type ExecArgumentsResult,
   type ExecOverrides,
 } from './session/exec-arguments.js';
+export {
+  CODEX_VERSIONS,
+  NEWEST_CODEX,
+  acceptsMcpServerKey,
+  acceptsTopLevelKey,
+  approvalModeAsks,
+  classifyCodexVersion,
+  codexFacts,
+  offeredNameCollisions,
+  offeredServerName,
+  supportedSeriesText,
+  versionGatedMcpServerKeys,
+  versionGatedTopLevelKeys,
+  type ApprovalHints,
+  type AutoApprovalRule,
+  type CodexVersionClass,
+  type CodexVersionFacts,
+  type InstructionsPlacement,
+  type ResponsesRequestShape,
+  type ServerNameRule,
+  type ToolOutputShape,
+} from './codex/codex-versions.js';
+export {
+  CODEX_INSTALL_COMMAND,
+  codexInUse,
+  codexVersionDiagnostics,
+  untestedVersionDiagnostic,
+  type CodexInUse,
+} from './codex/codex-in-use.js';
+
+// Onboarding: `tool-mcp add` from a live server
+export {
+  ADDED_APPROVAL_MODE,
+  addServer,
+  addedFragmentFile,
+  credentialArguments,
+  type AddContext,
+  type AddRequest,
+  type AddResult,
+} from './onboard/add-server.js';
+export {
+  commentText,
+  renderFragment,
+  type FragmentSpec,
+  type FragmentTarget,
+  type FragmentTool,
+} from './onboard/fragment-text.js';
+export { writeNewFragment, type WriteFragmentResult } from './registry/write-fragment.js';
+export {
+  DEFAULT_SCRIPT,
+  itemsOfStep,
+  parseModelScript,
+  scriptHandler,
+  sectionFor,
+  stepsTaken,
+  type ModelScript,
+  type ScriptSection,
+  type ScriptStep,
+} from './onboard/model-script.js';

@@ -39,6 +39,10 @@ export const COMMANDS: Readonly<
       summary: "record a server's current tool surface in tool-mcp.lock",
       load: () => import('./commands/tool-mcp-pin.js'),
     },
+    add: {
+      summary: 'start a new server, write its fragment with every tool it offers, and pin it',
+      load: () => import('./commands/tool-mcp-add.js'),
+    },
   },
   profile: {
     install: {
@@ -109,6 +113,10 @@ export const TOP_LEVEL: Readonly<Record<string, { summary: string; load: Loader 
   exec: {
     summary: 'run Codex non-interactively as a profile with a prompt',
     load: () => import('./commands/exec.js'),
+  },
+  'scripted-model': {
+    summary: 'serve the built-in scripted model, for offline runs without an API key',
+    load: () => import('./commands/scripted-model.js'),
   },
 };
 

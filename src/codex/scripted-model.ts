@@ -27,7 +27,10 @@ export interface ModelRequest {
   readonly index: number;
   /** The parsed JSON request body as Codex sent it. */
   readonly body: Record<string, unknown>;
-  /** The request's `instructions` (base instructions), or `''`. */
+  /**
+   * Codex's base instructions: the request's `instructions` field (Codex 0.149) or, when the
+   * request has none, its first developer message (Codex 0.171); `''` when neither exists.
+   */
   readonly instructions: string;
   readonly offeredTools: OfferedTools;
   /** True when the input carries the output of an earlier tool call (a follow-up request). */
@@ -225,14 +228,15 @@ export function describeRequest(
     .filter((i) => i.type === 'function_call_output' || i.type === 'custom_tool_call_output')
     .map((i) => ({ callId: str(i.call_id) ?? '', output: outputText(i.output) }));
   const metadata = turnMetadata(headers['x-codex-turn-metadata']);
+  const developerTexts = messageTexts(input, 'developer');
   return {
     index,
     body,
-    instructions: str(body.instructions) ?? '',
+    instructions: str(body.instructions) ?? developerTexts[0] ?? '',
     offeredTools: offeredToolsOf(body),
     hasToolOutput: toolOutputs.length > 0,
     headers,
-    developerTexts: messageTexts(input, 'developer'),
+    developerTexts,
     userTexts: messageTexts(input, 'user'),
     toolOutputs,
     threadId: str(metadata.thread_id) ?? headers['thread-id'] ?? str(body.prompt_cache_key),
@@ -318,11 +322,14 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 }
 
 /**
- * Starts the scripted model on 127.0.0.1 (a free port). Each `POST …/responses` is recorded and
+ * Starts the scripted model on 127.0.0.1 (a free port unless `options.port` names one). Each `POST …/responses` is recorded and
  * answered with the items `handler` returns; a handler that throws gets an HTTP 500 and its
  * message in `errors`. `GET …/models` answers with the one scripted model.
  */
-export async function startScriptedModel(handler: ScriptHandler): Promise<ScriptedModel> {
+export async function startScriptedModel(
+  handler: ScriptHandler,
+  options: { readonly port?: number } = {},
+): Promise<ScriptedModel> {
   const requests: ModelRequest[] = [];
   const errors: string[] = [];
   let counter = 0;
@@ -359,7 +366,7 @@ export async function startScriptedModel(handler: ScriptHandler): Promise<Script
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });

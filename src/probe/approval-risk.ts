@@ -1,18 +1,14 @@
 /**
- * Whether Codex asks before calling an MCP tool, from the tool's annotations and the approval mode
- * in force (Codex 0.149 `requires_mcp_tool_approval_for_mode`), and whether that is a risk:
- *
- * - `prompt` always asks; `approve` never asks.
- * - `writes` asks unless `readOnlyHint` is true.
- * - `auto` asks when `destructiveHint` is true; otherwise it does not ask when `readOnlyHint` is
- *   true, nor when `destructiveHint` and `openWorldHint` are both explicitly false; otherwise asks.
- *
- * A tool "may write" unless it is annotated `readOnlyHint: true` without `destructiveHint: true`
- * (no annotations at all counts as may write). The risk is a mode that does not ask for a tool
- * that may write. That leaves: `approve` for every such tool; `writes` for a tool claiming
- * `readOnlyHint: true` and `destructiveHint: true` together; `auto` for a tool that is not
- * read-only but claims `destructiveHint: false` and `openWorldHint: false`; never `prompt`.
+ * Whether Codex asks before calling an MCP tool, from the tool's annotations, the approval mode in
+ * force and the Codex version (its row in the version table: `approvalModeAsks`), and whether
+ * that is a risk. A tool "may write" unless it is annotated `readOnlyHint: true` without
+ * `destructiveHint: true` (no annotations at all counts as may write). The risk is a mode that
+ * does not ask for a tool that may write: `approve` for every such tool; `writes` (and `auto` on
+ * Codex 0.171) for a tool claiming `readOnlyHint: true` and `destructiveHint: true` together;
+ * `auto` for a tool that is not read-only but claims `destructiveHint: false` and
+ * `openWorldHint: false`; never `prompt`.
  */
+import { NEWEST_CODEX, approvalModeAsks, type CodexVersionFacts } from '../codex/codex-versions.js';
 import type { ApprovalMode } from '../registry/types.js';
 
 export interface ToolHints {
@@ -30,24 +26,16 @@ export function isAnnotated(annotations: ToolHints | undefined): boolean {
   return HINT_NAMES.some((name) => typeof record[name] === 'boolean');
 }
 
-/** Whether Codex asks the user before calling a tool with these annotations in this mode. */
-export function codexAsksApproval(mode: ApprovalMode, annotations: ToolHints | undefined): boolean {
-  const readOnly = annotations?.readOnlyHint === true;
-  switch (mode) {
-    case 'prompt':
-      return true;
-    case 'approve':
-      return false;
-    case 'writes':
-      return !readOnly;
-    case 'auto': {
-      const destructive = annotations?.destructiveHint;
-      if (destructive === true) return true;
-      if (readOnly) return false;
-      const openWorld = annotations?.openWorldHint;
-      return destructive !== false || openWorld !== false;
-    }
-  }
+/**
+ * Whether Codex asks the user before calling a tool with these annotations in this mode, on the
+ * given Codex version (default: the newest supported).
+ */
+export function codexAsksApproval(
+  mode: ApprovalMode,
+  annotations: ToolHints | undefined,
+  codex: CodexVersionFacts = NEWEST_CODEX,
+): boolean {
+  return approvalModeAsks(codex, mode, annotations);
 }
 
 /** Whether a tool may change state: anything but a read-only, non-destructive annotation. */
@@ -56,25 +44,30 @@ export function mayWrite(annotations: ToolHints | undefined): boolean {
 }
 
 /**
- * Why running this tool in this mode without asking is risky, or `undefined` when it is not (the
- * mode asks, or the tool is annotated read-only and not destructive).
+ * Why running this tool in this mode without asking is risky on the given Codex version (default:
+ * the newest supported), or `undefined` when it is not (the mode asks, or the tool is annotated
+ * read-only and not destructive).
  */
 export function approvalRisk(
   mode: ApprovalMode,
   annotations: ToolHints | undefined,
+  codex: CodexVersionFacts = NEWEST_CODEX,
 ): string | undefined {
-  if (codexAsksApproval(mode, annotations) || !mayWrite(annotations)) return undefined;
+  if (codexAsksApproval(mode, annotations, codex) || !mayWrite(annotations)) return undefined;
+  const on = `on Codex ${codex.series}`;
   if (!isAnnotated(annotations)) {
-    return `the server gives the tool no annotations, so nothing says it is read-only, and mode "${mode}" runs it without asking`;
+    return `the server gives the tool no annotations, so nothing says it is read-only, and mode "${mode}" runs it without asking ${on}`;
   }
   const hints = describeHints(annotations);
   switch (mode) {
     case 'approve':
       return `mode "approve" never asks, and the tool is not annotated read-only (${hints})`;
     case 'writes':
-      return `mode "writes" skips approval because the tool claims readOnlyHint=true, but it also claims destructiveHint=true (${hints})`;
     case 'auto':
-      return `mode "auto" skips approval because the tool claims destructiveHint=false and openWorldHint=false, but it is not read-only (${hints})`;
+      if (annotations?.readOnlyHint === true) {
+        return `mode "${mode}" ${on} skips approval because the tool claims readOnlyHint=true, but it also claims destructiveHint=true (${hints})`;
+      }
+      return `mode "${mode}" ${on} skips approval because the tool claims destructiveHint=false and openWorldHint=false, but it is not read-only (${hints})`;
     case 'prompt':
       return undefined;
   }

@@ -150,11 +150,17 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'error',
     meaning: '`codex --version` fails or prints no version',
   },
-  'codex-version-untested': { severity: 'warning', meaning: 'Codex is not the measured 0.149.x' },
+  'codex-version-untested': {
+    severity: 'warning',
+    meaning: 'Codex is not one of the supported versions (docs/codex-versions.md)',
+  },
   'native-role-not-isolated': {
     severity: 'warning',
-    meaning:
-      "a native role's grants differ from its process root's, which Codex 0.149 does not enforce",
+    meaning: "a native role's grants differ from its process root's, which Codex does not enforce",
+  },
+  'server-name-collision': {
+    severity: 'error',
+    meaning: 'two servers of one Codex process would be offered to the model under one name',
   },
   'native-role-shares-environment': {
     severity: 'warning',

@@ -2,10 +2,16 @@
  * `profile doctor` as a function: the pack's own problems, grant resolution against the registry,
  * the registry diagnostics and readiness of the servers the profile uses (severity following the
  * grants' `required`), credentials file permissions, codex-base.toml, the Codex binary and its
- * version, tool pins, and what Codex 0.149 does not isolate. Launches no MCP server.
+ * version (against the version table), tool pins, and what the detected Codex does not isolate.
+ * Launches no MCP server.
  */
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
-import { detectCodex } from '../codex/find-codex.js';
+import {
+  CODEX_INSTALL_COMMAND,
+  codexInUse,
+  codexVersionDiagnostics,
+} from '../codex/codex-in-use.js';
+import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
 import { loadCodexBase } from '../compile/codex-base.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
 import { loadCredentials } from '../registry/credentials.js';
@@ -21,8 +27,8 @@ import { resolveAgainst, withGrantProblems } from './resolve-pack.js';
 import { securityNotes } from './security-notes.js';
 import type { ProfilePack, ResolvedPlan } from './types.js';
 
-/** The Codex minor version codex-mmo's behaviour was measured against (codex-facts). */
-export const MEASURED_CODEX_VERSION = '0.149';
+/** The newest Codex series codex-mmo's behaviour was measured against (the version table's first row). */
+export const MEASURED_CODEX_VERSION = NEWEST_CODEX.series;
 
 export interface DoctorInput {
   /** Installed pack name or pack directory path. */
@@ -54,7 +60,13 @@ export interface DoctorReport {
   /** The pack directory checked. */
   readonly pack?: string;
   readonly diagnostics: Diagnostic[];
-  readonly codex: { readonly found: boolean; readonly path?: string; readonly version?: string };
+  readonly codex: {
+    readonly found: boolean;
+    readonly path?: string;
+    readonly version?: string;
+    /** Whether the version is one of the supported versions (`docs/codex-versions.md`). */
+    readonly supported?: boolean;
+  };
   readonly servers: DoctorServer[];
   /** The resolved plan, when grants resolved. */
   readonly plan?: ResolvedPlanJson;
@@ -174,14 +186,18 @@ function unreachableRoles(pack: ProfilePack, plan: ResolvedPlan): Diagnostic[] {
   return out;
 }
 
-async function codexCheck(
-  input: DoctorInput,
-): Promise<{ codex: DoctorReport['codex']; diagnostics: Diagnostic[] }> {
-  const detection = await detectCodex(input.dirs.codexBin, input.env, input.cwd);
-  const fix = `codex-mmo needs Codex to run sessions: install it (npm install -g @openai/codex@${MEASURED_CODEX_VERSION}) or point --codex-bin or CODEX_MMO_CODEX_BIN at the binary`;
+async function codexCheck(input: DoctorInput): Promise<{
+  codex: DoctorReport['codex'];
+  facts: CodexVersionFacts;
+  diagnostics: Diagnostic[];
+}> {
+  const inUse = await codexInUse(input.dirs.codexBin, input.env, input.cwd);
+  const { detection, facts } = inUse;
+  const fix = `codex-mmo needs Codex to run sessions: install it (${CODEX_INSTALL_COMMAND}) or point --codex-bin or CODEX_MMO_CODEX_BIN at the binary`;
   if (detection.kind === 'not-found') {
     return {
       codex: { found: false },
+      facts,
       diagnostics: [
         diagnostic({
           code: 'codex-not-found',
@@ -193,6 +209,7 @@ async function codexCheck(
   if (detection.kind === 'failed') {
     return {
       codex: { found: false, path: detection.path },
+      facts,
       diagnostics: [
         diagnostic({
           code: 'codex-not-runnable',
@@ -201,19 +218,15 @@ async function codexCheck(
       ],
     };
   }
-  const diagnostics: Diagnostic[] = [];
-  if (!detection.version.startsWith(`${MEASURED_CODEX_VERSION}.`)) {
-    diagnostics.push(
-      diagnostic({
-        severity: 'warning',
-        code: 'codex-version-untested',
-        message: `Codex ${detection.version} at ${detection.path}: codex-mmo's configuration and isolation behaviour was measured on Codex ${MEASURED_CODEX_VERSION}.x; run codex-mmo profile smoke to check what roles really receive`,
-      }),
-    );
-  }
   return {
-    codex: { found: true, path: detection.path, version: detection.version },
-    diagnostics,
+    codex: {
+      found: true,
+      path: detection.path,
+      version: detection.version,
+      supported: inUse.supported,
+    },
+    facts,
+    diagnostics: codexVersionDiagnostics(inUse),
   };
 }
 
@@ -293,8 +306,8 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
     const source = { file: pack.file, ...(pack.positions ? { positions: pack.positions } : {}) };
     // one per native role per process: many for a large pack, so no spread into push()
     for (const found of [
-      nativeIsolationDiagnostics(pack, plan, source),
-      securityNotes(pack, plan, source),
+      nativeIsolationDiagnostics(pack, plan, source, codex.facts),
+      securityNotes(pack, plan, source, codex.facts),
       unreachableRoles(pack, plan),
     ]) {
       for (const d of found) diagnostics.push(d);

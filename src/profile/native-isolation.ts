@@ -1,9 +1,11 @@
 /**
- * What Codex 0.149 really does with native roles: a sub-agent uses its parent session's MCP
- * servers, tool filters and approval modes — `mmo_mesh` included, which acts for the process
+ * What Codex really does with native roles (on every supported version, per the version table's
+ * `nativeRolesIsolated`): a sub-agent uses its parent session's MCP servers, tool filters and
+ * approval modes — `mmo_mesh` included, which acts for the process
  * root — and shares its process environment. Pure: compares each native role's grants and
  * spawn/control lists with its process root's and reports the difference.
  */
+import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { referencedEnvVars } from '../registry/types.js';
 import { keyLocation, type KeyPath } from '../toml/key-positions.js';
@@ -178,11 +180,14 @@ function nativeListings(
  * `native-role-not-isolated` (warning) for every native role whose effective tools — Tool MCP
  * servers and `mmo_mesh` reach — differ from its own grants, and `native-role-shares-environment` when a native role's servers use
  * credentials (warning when they bring variables the root's own servers do not use, info otherwise).
+ * The statements name the Codex version they describe (default: the newest supported); a version
+ * that isolates native roles gets no `native-role-not-isolated`.
  */
 export function nativeIsolationDiagnostics(
   profile: ProfileData,
   plan: ResolvedPlan,
   source?: PlanSource,
+  codex: CodexVersionFacts = NEWEST_CODEX,
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const listings = nativeListings(profile, plan);
@@ -190,10 +195,11 @@ export function nativeIsolationDiagnostics(
     const path = listings.get(delta.process)?.get(delta.role) ?? ['agents', delta.role];
     const where = keyLocation(source?.file, source?.positions, path);
     const differs =
-      delta.gains.length > 0 ||
-      delta.loses.length > 0 ||
-      delta.requiredDiffers.length > 0 ||
-      delta.mesh !== undefined;
+      !codex.nativeRolesIsolated &&
+      (delta.gains.length > 0 ||
+        delta.loses.length > 0 ||
+        delta.requiredDiffers.length > 0 ||
+        delta.mesh !== undefined);
     if (differs) {
       const parts: string[] = [];
       if (delta.gains.length > 0) {
@@ -216,7 +222,7 @@ export function nativeIsolationDiagnostics(
         diagnostic({
           severity: 'warning',
           code: 'native-role-not-isolated',
-          message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process, and Codex 0.149 gives a native role its parent's MCP servers, tool filters and approval modes, not its own grants: ${parts.join('; ')}. Where isolation matters, make \`${delta.role}\` a participant role (list it in \`spawn\` instead of \`native_agents\`, so it is launched through mmo_mesh as its own Codex process with its own configuration)`,
+          message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process, and Codex ${codex.series} gives a native role its parent's MCP servers, tool filters and approval modes, not its own grants: ${parts.join('; ')}. Where isolation matters, make \`${delta.role}\` a participant role (list it in \`spawn\` instead of \`native_agents\`, so it is launched through mmo_mesh as its own Codex process with its own configuration)`,
           ...where,
         }),
       );

@@ -35,6 +35,8 @@ const NAME_WORDS = new Set([
   'APIKEY',
   'SIG',
   'SIGNATURE',
+  'LICENSE',
+  'LICENCE',
 ]);
 
 function words(name: string): string[] {
@@ -107,7 +109,104 @@ export function isCredentialValue(value: string): boolean {
   for (const pattern of VALUE_PATTERNS) {
     if (pattern.test(value)) return true;
   }
+  return hasEmbeddedCredential(value);
+}
+
+/**
+ * Secret-bearing shapes inside a longer value, beyond the token shapes: a URL whose user-info has
+ * a password (`postgres://user:pass@db`), a webhook URL whose path is the secret
+ * (`hooks.slack.com/services/…`, Discord, Teams, Zapier, Telegram bot URLs), an `Authorization`-
+ * style `Bearer …` anywhere, and a `NAME=value` assignment whose name is a credential
+ * (`--api-key=…`, `API_TOKEN=…`, `auth=Bearer …`, `#token=…`, `;api_key=…`).
+ */
+const EMBEDDED_PATTERNS: readonly RegExp[] = [
+  // URL user-info with a (non-empty) password
+  /[A-Za-z][A-Za-z0-9+.-]{0,30}:\/\/[^\s/?#@:]{0,256}:[^\s/?#@]{1,256}@/,
+  // webhook URLs whose path carries the secret
+  /hooks\.slack(?:-gov)?\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9]/i,
+  /discord(?:app)?\.com\/api\/(?:v\d+\/)?webhooks\/\d/i,
+  /\.webhook\.office\.com\/webhookb2\//i,
+  /outlook\.office(?:365)?\.com\/webhook\//i,
+  /hooks\.zapier\.com\/hooks\/catch\//i,
+  /api\.telegram\.org\/bot\d+:/i,
+  /chat\.googleapis\.com\/v1\/spaces\/[^\s]*[?&](?:key|token)=/i,
+  // a bearer credential anywhere in the value
+  /(?<![A-Za-z0-9])bearer\s+[A-Za-z0-9._~+/=-]{8,}/i,
+];
+
+/** Last words of a name that make it name a place or a reference, not a secret. */
+const REFERENCE_WORDS = new Set([
+  'FILE',
+  'FILES',
+  'PATH',
+  'DIR',
+  'ENV',
+  'VAR',
+  'VARIABLE',
+  'NAME',
+  'FD',
+  'URL',
+  'TYPE',
+  'MODE',
+  'HEADER',
+  'LENGTH',
+  'TTL',
+  'EXPIRY',
+]);
+
+/**
+ * Whether `name` (a flag or assignment name, leading dashes removed) names a secret, as opposed
+ * to where one is kept (`--token-file`, `--token-env`) or a switch (`--no-auth`).
+ */
+export function isSecretOptionName(name: string): boolean {
+  const bare = name.replace(/^-+/, '');
+  if (bare === '' || /^no[-_]/i.test(bare)) return false;
+  const parts = words(bare);
+  const last = parts[parts.length - 1];
+  if (last === undefined || REFERENCE_WORDS.has(last)) return false;
+  return isCredentialName(bare);
+}
+
+/** Characters that separate one `name=value` unit from the next inside a longer value. */
+const UNIT_SEPARATORS = /[\s;,&?#|]+/;
+
+function hasEmbeddedCredential(value: string): boolean {
+  for (const pattern of EMBEDDED_PATTERNS) {
+    if (pattern.test(value)) return true;
+  }
+  if (!value.includes('=')) return false;
+  for (const unit of value.split(UNIT_SEPARATORS)) {
+    const eq = unit.indexOf('=');
+    if (eq <= 0 || eq === unit.length - 1) continue;
+    const name = unit.slice(0, eq);
+    if (/^-{0,2}[A-Za-z_][A-Za-z0-9_.-]{0,100}$/.test(name) && isSecretOptionName(name))
+      return true;
+  }
   return false;
+}
+
+/**
+ * The indexes of the entries of an `args` array that carry a secret: an entry that is itself
+ * secret-shaped (see `isCredentialValue`: `--api-key=V`, `API_TOKEN=V`, `sk-…`, a URL with a
+ * password, …) and the entry after a secret-naming flag (`--token V`, `--password V`). Only
+ * indexes come back, so callers can name `args[2]` without the value.
+ */
+export function secretArgIndexes(args: readonly string[]): number[] {
+  const found = new Set<number>();
+  for (const [index, arg] of args.entries()) {
+    if (isCredentialValue(arg)) found.add(index);
+    const next = args[index + 1];
+    if (
+      next !== undefined &&
+      next !== '' &&
+      !next.startsWith('-') &&
+      /^--?[A-Za-z][A-Za-z0-9_.-]{0,100}$/.test(arg) &&
+      isSecretOptionName(arg)
+    ) {
+      found.add(index + 1);
+    }
+  }
+  return [...found].sort((a, b) => a - b);
 }
 
 /** Query-parameter names that carry credentials in URLs, beyond what `isCredentialName` knows. */

@@ -1,14 +1,13 @@
 /**
- * Operator credentials: `credentials.env` (dotenv syntax, parsed by dotenv itself) merged with the
+ * Operator credentials: `credentials.env` (dotenv syntax, parsed strictly) merged with the
  * launch environment, which wins. Reports only whether a variable is present and where from;
  * values stay inside the returned `CredentialSource` and never reach a diagnostic.
  */
-import { parse } from 'dotenv';
-
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../paths/directories.js';
 import type { CredentialOrigin, CredentialSource } from './credentials-types.js';
 import { registryDiagnostic } from './diagnostic-codes.js';
+import { parseDotenv } from './parse-dotenv.js';
 import { formatBytes, readConfigFile } from './read-config-file.js';
 
 /** File mode bits that must be clear on credentials.env: any access by group or others. */
@@ -111,17 +110,18 @@ export async function loadCredentials(file: string, env: Environment): Promise<L
       }),
     );
   }
-  let fileValues: Record<string, string>;
-  try {
-    fileValues = parse(Buffer.from(result.bytes));
-  } catch {
+  const parsed = parseDotenv(result.bytes);
+  for (const problem of parsed.problems) {
     diagnostics.push(
-      registryDiagnostic('credentials-file-unreadable', {
-        message: 'credentials file could not be parsed; write one NAME=value line per variable',
+      registryDiagnostic(problem.code, {
+        message: problem.message,
         file,
+        line: problem.line,
+        column: problem.column,
+        ...(problem.name !== undefined ? { path: problem.name } : {}),
       }),
     );
-    fileValues = {};
   }
+  const fileValues = parsed.values;
   return { source: credentialSourceFrom(fileValues, env, file, true), diagnostics };
 }

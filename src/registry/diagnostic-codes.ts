@@ -252,6 +252,34 @@ export const REGISTRY_CODES = {
     summary:
       '`credentials.env` exists but is not a readable, parsable regular file under the 1 MiB limit.',
   },
+  'credentials-syntax': {
+    severity: 'error',
+    stage: 'credentials',
+    summary:
+      'A `credentials.env` line is not a `NAME=value` assignment or `#` comment, or has text after a closing quote.',
+  },
+  'credentials-unterminated-quote': {
+    severity: 'error',
+    stage: 'credentials',
+    summary: 'A `credentials.env` value opens a quote that is never closed.',
+  },
+  'credentials-value-hash': {
+    severity: 'error',
+    stage: 'credentials',
+    summary:
+      'An unquoted `credentials.env` value contains `#`, which dotenv readers take for a comment; quote the value.',
+  },
+  'credentials-nul-character': {
+    severity: 'error',
+    stage: 'credentials',
+    summary:
+      'A `credentials.env` value contains a NUL character, which no environment variable can hold.',
+  },
+  'credentials-invalid-utf8': {
+    severity: 'error',
+    stage: 'credentials',
+    summary: 'A `credentials.env` line is not valid UTF-8.',
+  },
   'missing-env-var': {
     severity: 'error',
     stage: 'readiness',

@@ -106,7 +106,8 @@ export function checkUrl(url: string): UrlFinding[] {
     });
   }
   const shapedElsewhere =
-    isCredentialValue(safeDecode(parsed.pathname)) || isCredentialValue(safeDecode(parsed.hash));
+    isCredentialValue(safeDecode(parsed.host + parsed.pathname)) ||
+    isCredentialValue(safeDecode(parsed.hash));
   if (shapedValue || shapedElsewhere) {
     findings.push({
       code: 'url-credential',

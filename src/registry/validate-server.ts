@@ -5,7 +5,7 @@
  */
 import { didYouMean } from '../diagnostics/did-you-mean.js';
 import type { KeyPath } from '../toml/key-positions.js';
-import { isCredentialName, isCredentialValue } from './credential-patterns.js';
+import { isCredentialName, isCredentialValue, secretArgIndexes } from './credential-patterns.js';
 import { describeType, isTable, showKey, type DiagnosticSink } from './diagnostic-sink.js';
 import {
   ENV_VAR_NAME_PATTERN,
@@ -228,6 +228,10 @@ function checkField(spec: FieldSpec, value: unknown, path: KeyPath, report: Repo
         report('nul-character', path, `${name} contains a NUL character; remove it`);
         return undefined;
       }
+      if (isCredentialValue(value)) {
+        report('credential-literal-value', path, credentialPathAdvice(name));
+        return undefined;
+      }
       if (value === '~' || value.startsWith('/') || value.startsWith('~/')) return value;
       report(
         'relative-path',
@@ -242,6 +246,8 @@ function checkField(spec: FieldSpec, value: unknown, path: KeyPath, report: Repo
         return undefined;
       }
       let ok = true;
+      const strings = (value as unknown[]).map((item) => (typeof item === 'string' ? item : ''));
+      const secret = new Set(secretArgIndexes(strings));
       for (const [index, item] of (value as unknown[]).entries()) {
         const itemPath = [...path, index];
         if (typeof item !== 'string') {
@@ -254,7 +260,7 @@ function checkField(spec: FieldSpec, value: unknown, path: KeyPath, report: Repo
         } else if (hasNul(item)) {
           report('nul-character', itemPath, `${name} entry contains a NUL character; remove it`);
           ok = false;
-        } else if (isCredentialValue(item)) {
+        } else if (secret.has(index)) {
           report(
             'credential-literal-value',
             itemPath,
@@ -374,6 +380,10 @@ function checkField(spec: FieldSpec, value: unknown, path: KeyPath, report: Repo
   }
 }
 
+function credentialPathAdvice(name: string): string {
+  return `this ${name} looks like it contains a credential (a token or key), and ${name} is stored in snapshots and shown; remove the secret, forward a variable with env_vars = ["NAME"] and put NAME=… in credentials.env`;
+}
+
 function checkCommand(value: string, path: KeyPath, report: Report): string | undefined {
   if (value === '' || hasControl(value)) {
     report(
@@ -383,7 +393,22 @@ function checkCommand(value: string, path: KeyPath, report: Report): string | un
     );
     return undefined;
   }
-  if (value.startsWith('/') || value.startsWith('~/')) return value;
+  if (isCredentialValue(value)) {
+    report('credential-literal-value', path, credentialPathAdvice('command'));
+    return undefined;
+  }
+  if (value.startsWith('/') || value.startsWith('~/')) {
+    // "/usr/bin/srv --verbose": an option written into the path, not a directory with spaces
+    if (/\s-/.test(value)) {
+      report(
+        'invalid-command',
+        path,
+        'command names one executable, but this one has arguments after it; put them in args = [...] and keep only the path in command',
+      );
+      return undefined;
+    }
+    return value;
+  }
   if (/\s/.test(value)) {
     report(
       'invalid-command',

@@ -254,3 +254,103 @@ describe('a server whose definition is invalid', () => {
     }
   });
 });
+
+describe('secret shapes in a definition', () => {
+  const SECRETS = [
+    'sk-proj-AbCdEfGhIjKlMnOpQrStUv',
+    'k3y-value-123',
+    'plain-token-value',
+    'hunter2',
+    'abc123',
+    's3cret',
+    'XXXXXXXX',
+    'abcdefgh12345678',
+    'ABCD-EFGH-IJKL',
+  ];
+  const fixture = join(
+    import.meta.dirname,
+    '..',
+    'fixtures',
+    'registry',
+    'invalid',
+    'secret-shapes',
+  );
+
+  async function config(): Promise<string> {
+    const dir = join(await tmpDir(), 'config');
+    await mkdir(join(dir, 'tool-mcp.d'), { recursive: true });
+    const { readFile } = await import('node:fs/promises');
+    await writeFile(
+      join(dir, 'tool-mcp.d', '10-shapes.toml'),
+      await readFile(join(fixture, 'shapes.toml')),
+    );
+    return dir;
+  }
+
+  it('are rejected at their key path, and no command prints a value', async () => {
+    const dir = await config();
+    const validate = await runCli(['tool-mcp', 'validate', '--json', '--config-dir', dir], {
+      env: { PATH },
+    });
+    expect(validate.code).toBe(1);
+    const paths = validate.json<{ diagnostics: { path?: string; code: string }[] }>().diagnostics;
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          code: 'credential-literal-value',
+          path: 'tool_mcp_servers.arg_shapes.args[2]',
+        }),
+        expect.objectContaining({
+          code: 'credential-literal-value',
+          path: 'tool_mcp_servers.path_shapes.cwd',
+        }),
+        expect.objectContaining({
+          code: 'credential-literal-value',
+          path: 'tool_mcp_servers.path_shapes.command',
+        }),
+        expect.objectContaining({
+          code: 'invalid-command',
+          path: 'tool_mcp_servers.command_with_args.command',
+        }),
+      ]),
+    );
+    for (const command of [
+      ['validate'],
+      ['validate', '--json'],
+      ['validate', 'path_shapes'],
+      ['list'],
+      ['list', '--json'],
+      ['show', 'path_shapes'],
+      ['show', 'arg_shapes', '--json'],
+    ]) {
+      const r = await runCli(['tool-mcp', ...command, '--config-dir', dir], { env: { PATH } });
+      expect(r.code, command.join(' ')).toBe(1);
+      for (const secret of SECRETS) {
+        expect(r.stdout + r.stderr, `${command.join(' ')}: ${secret}`).not.toContain(secret);
+      }
+    }
+  });
+
+  it('look-alikes (--port 8080, --config=/etc/x.toml, a URL without a password) still pass', async () => {
+    const dir = join(await tmpDir(), 'config');
+    await mkdir(join(dir, 'tool-mcp.d'), { recursive: true });
+    const { readFile } = await import('node:fs/promises');
+    await writeFile(
+      join(dir, 'tool-mcp.d', '10-look-alikes.toml'),
+      await readFile(
+        join(import.meta.dirname, '..', 'fixtures', 'registry', 'valid', 'look-alikes.toml'),
+      ),
+    );
+    const r = await runCli(['tool-mcp', 'validate', '--json', '--config-dir', dir], {
+      env: { PATH },
+    });
+    const out = r.json<Json>();
+    expect(
+      out.diagnostics.filter(
+        (d) =>
+          d.severity === 'error' && d.code !== 'command-not-found' && d.code !== 'cwd-not-found',
+      ),
+    ).toEqual([]);
+    expect(out.servers?.map((s) => s.id)).toEqual(['http_look_alikes', 'look_alikes']);
+  });
+});

@@ -3,7 +3,7 @@
  * real `codex exec` on a compiled and rendered home with real stdio MCP servers. The root role's
  * request must offer exactly its granted servers and tools, and every native role must load (each
  * offered as a `spawn_agent` agent_type). Then the root spawns each native role and the child's
- * request is recorded: what Codex 0.149 really gives a native role is measured here, and the
+ * request is recorded: what each supported Codex really gives a native role is measured here, and the
  * profile doctor's `native-role-not-isolated` statement is checked against the measurement.
  */
 import { execFile } from 'node:child_process';
@@ -29,9 +29,13 @@ import {
 } from '../../src/profile/native-isolation.js';
 import type { ResolvedPlan } from '../../src/profile/types.js';
 import type { StoredSnapshot } from '../../src/snapshot/types.js';
+import { codexFacts } from '../../src/codex/codex-versions.js';
+import { TEST_CODEX_SERIES } from '../helpers/codex-bin.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { CODEX_BIN, FIXTURES, REPO } from './load-fixture.js';
 
+/** The version table's row for the Codex this run measures. */
+const MEASURED = codexFacts(`${TEST_CODEX_SERIES}.0`);
 const TINY = join(FIXTURES, 'servers/tiny-server.mjs');
 const EVERYTHING = join(REPO, 'node_modules/.bin/mcp-server-everything');
 const node = JSON.stringify(process.execPath);
@@ -269,7 +273,7 @@ describe('real codex exec on a rendered home', () => {
     const lead = requestsOf('lead')[0]!.offeredTools.mcp;
     const reviewer = requestsOf('reviewer')[0]!.offeredTools.mcp;
     const scribe = requestsOf('scribe')[0]!.offeredTools.mcp;
-    // Codex 0.149: the children get the root's servers and filters (the mesh included) …
+    // every supported Codex: the children get the root's servers and filters (the mesh included) …
     expect(reviewer).toEqual(lead);
     expect(scribe).toEqual(lead);
     // … and not the servers their role files enable
@@ -333,7 +337,7 @@ describe('real codex exec on a rendered home', () => {
       { spawn: [], control: ['helper'] },
       { spawn: [], control: ['helper'] },
     ]);
-    const warnings = nativeIsolationDiagnostics(profile, plan).filter(
+    const warnings = nativeIsolationDiagnostics(profile, plan, undefined, MEASURED).filter(
       (d) => d.code === 'native-role-not-isolated',
     );
     expect(warnings.map((d) => d.path).sort()).toEqual([
@@ -342,7 +346,9 @@ describe('real codex exec on a rendered home', () => {
     ]);
     expect(warnings.every((d) => d.severity === 'warning')).toBe(true);
     for (const warning of warnings) {
-      expect(warning.message).toContain('Codex 0.149 gives a native role its parent');
+      expect(warning.message).toContain(
+        `Codex ${TEST_CODEX_SERIES} gives a native role its parent`,
+      );
       expect(warning.message).toContain("GAIN mmo_mesh with `lead`'s participant grants");
     }
     const reviewerWarning = warnings.find((d) => d.message.includes('`reviewer`'))!;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
+import { CODEX_VERSIONS, type CodexVersionFacts } from '../../src/codex/codex-versions.js';
 import {
   approvalRisk,
   codexAsksApproval,
@@ -25,7 +26,15 @@ const additiveOpen: ToolHints = {
 };
 const titleOnly = { title: 'x' } as ToolHints;
 
-describe('codexAsksApproval (Codex 0.149 requires_mcp_tool_approval_for_mode)', () => {
+function row(series: string): CodexVersionFacts {
+  const found = CODEX_VERSIONS.find((r) => r.series === series);
+  if (found === undefined) throw new Error(`no row ${series}`);
+  return found;
+}
+const V149 = row('0.149');
+const V171 = row('0.171');
+
+describe('codexAsksApproval on Codex 0.149 (requires_mcp_tool_approval_for_mode)', () => {
   const cases: [ToolHints | undefined, Record<ApprovalMode, boolean>][] = [
     [undefined, { auto: true, writes: true, prompt: true, approve: false }],
     [titleOnly, { auto: true, writes: true, prompt: true, approve: false }],
@@ -37,12 +46,30 @@ describe('codexAsksApproval (Codex 0.149 requires_mcp_tool_approval_for_mode)', 
     [additiveOpen, { auto: true, writes: true, prompt: true, approve: false }],
   ];
   for (const [hints, expected] of cases) {
-    it(`asks as Codex does for ${JSON.stringify(hints)}`, () => {
+    it(`asks as Codex 0.149 does for ${JSON.stringify(hints)}`, () => {
       for (const mode of ['auto', 'writes', 'prompt', 'approve'] as const) {
-        expect([mode, codexAsksApproval(mode, hints)]).toEqual([mode, expected[mode]]);
+        expect([mode, codexAsksApproval(mode, hints, V149)]).toEqual([mode, expected[mode]]);
       }
     });
   }
+});
+
+describe('codexAsksApproval on Codex 0.171 (the default)', () => {
+  it('differs from 0.149 only in auto for a tool claiming read-only and destructive', () => {
+    const all = [undefined, titleOnly, readOnly, readOnlyNoDestructive, destructive];
+    for (const hints of [...all, additiveClosed, additiveOpen]) {
+      for (const mode of ['auto', 'writes', 'prompt', 'approve'] as const) {
+        expect([mode, codexAsksApproval(mode, hints)]).toEqual([
+          mode,
+          codexAsksApproval(mode, hints, V171),
+        ]);
+        expect(codexAsksApproval(mode, hints, V171)).toBe(codexAsksApproval(mode, hints, V149));
+      }
+    }
+    expect(codexAsksApproval('auto', contradictory, V149)).toBe(true);
+    expect(codexAsksApproval('auto', contradictory, V171)).toBe(false);
+    expect(codexAsksApproval('writes', contradictory, V171)).toBe(false);
+  });
 });
 
 describe('approvalRisk', () => {
@@ -73,12 +100,26 @@ describe('approvalRisk', () => {
     expect(approvalRisk('writes', additiveClosed)).toBeUndefined();
   });
 
-  it('flags auto only for a non-read-only tool claiming non-destructive and closed-world', () => {
-    expect(approvalRisk('auto', additiveClosed)).toMatch(/mode "auto" skips approval/);
-    expect(approvalRisk('auto', additiveOpen)).toBeUndefined();
-    expect(approvalRisk('auto', destructive)).toBeUndefined();
-    expect(approvalRisk('auto', contradictory)).toBeUndefined();
-    expect(approvalRisk('auto', undefined)).toBeUndefined();
+  it('flags auto on 0.149 only for a non-read-only tool claiming non-destructive and closed-world', () => {
+    expect(approvalRisk('auto', additiveClosed, V149)).toMatch(
+      /mode "auto" on Codex 0\.149 skips approval/,
+    );
+    expect(approvalRisk('auto', additiveOpen, V149)).toBeUndefined();
+    expect(approvalRisk('auto', destructive, V149)).toBeUndefined();
+    expect(approvalRisk('auto', contradictory, V149)).toBeUndefined();
+    expect(approvalRisk('auto', undefined, V149)).toBeUndefined();
+  });
+
+  it('flags auto on 0.171 also for a tool claiming read-only and destructive together', () => {
+    expect(approvalRisk('auto', additiveClosed, V171)).toMatch(
+      /mode "auto" on Codex 0\.171 skips approval.*destructiveHint=false/,
+    );
+    expect(approvalRisk('auto', contradictory, V171)).toMatch(
+      /mode "auto" on Codex 0\.171 skips approval.*readOnlyHint=true.*destructiveHint=true/,
+    );
+    expect(approvalRisk('auto', contradictory)).toBe(approvalRisk('auto', contradictory, V171));
+    expect(approvalRisk('auto', additiveOpen, V171)).toBeUndefined();
+    expect(approvalRisk('auto', destructive, V171)).toBeUndefined();
   });
 
   it('classifies annotations', () => {

@@ -1,5 +1,5 @@
 /**
- * What doctor says about native roles (Codex 0.149 gives them their parent's tools and shares the
+ * What doctor says about native roles (every supported Codex gives them their parent's tools and shares the
  * process environment) and about the security boundary of sandbox settings.
  */
 import { describe, expect, it } from 'vitest';
@@ -61,7 +61,7 @@ describe('native role deltas', () => {
     ]);
   });
 
-  it('warns native-role-not-isolated with GAIN and LOSE, the Codex 0.149 fact and the fix', () => {
+  it('warns native-role-not-isolated with GAIN and LOSE, the Codex fact and the fix', () => {
     const p = profile('lead', [
       role('lead', { native_agents: ['rev'], grants: { ida: {} } }),
       role('rev', { grants: { web: { enabled_tools: ['fetch'] } } }),
@@ -73,7 +73,8 @@ describe('native role deltas', () => {
       file: '/p/profile.toml',
       path: 'agents.lead.native_agents[0]',
     });
-    expect(warning!.message).toContain('Codex 0.149 gives a native role its parent');
+    // the newest supported version by default
+    expect(warning!.message).toContain('Codex 0.171 gives a native role its parent');
     expect(warning!.message).toContain('GAIN ida:list_functions, ida:decompile, ida:rename');
     expect(warning!.message).toContain('LOSE web:fetch');
     expect(warning!.message).toContain('participant role');

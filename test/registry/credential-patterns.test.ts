@@ -8,6 +8,7 @@ import {
   isCredentialName,
   isCredentialQueryName,
   isCredentialValue,
+  secretArgIndexes,
 } from '../../src/registry/credential-patterns.js';
 
 describe('isCredentialName', () => {
@@ -155,6 +156,77 @@ describe('isCredentialValue', () => {
     expect(isCredentialValue(long)).toBe(false);
     expect(isCredentialValue(`eyJ${'a'.repeat(1_000_000)}`)).toBe(false);
     expect(isCredentialValue(`Bearer ${' '.repeat(100_000)}`)).toBe(false);
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('secret shapes inside values', () => {
+  it.each([
+    'postgres://app:s3cret@db.example.invalid/app',
+    'redis://:s3cret@cache.example.invalid:6379',
+    '--api-key=k3y-value',
+    '--password=hunter2',
+    'API_TOKEN=abc123',
+    'mode=fast;auth=Bearer abcdefgh12345678',
+    'Authorization: Bearer abcdefgh12345678',
+    'https://hooks.slack.com/services/T000/B000/XXXXXXXX',
+    'https://discord.com/api/webhooks/123456/abcdef',
+    'https://discordapp.com/api/webhooks/123456/abcdef',
+    'https://example.webhook.office.com/webhookb2/abc',
+    'https://hooks.zapier.com/hooks/catch/123/abc/',
+    'https://api.telegram.org/bot123456:ABCdef/sendMessage',
+    'https://mcp.example.invalid/mcp#token=abc123',
+    'https://mcp.example.invalid/mcp;api_key=abc123',
+  ])('%j carries a secret', (value) => {
+    expect(isCredentialValue(value)).toBe(true);
+  });
+
+  it.each([
+    'postgres://app@db.example.invalid/app',
+    'https://db.example.invalid:5432/app',
+    '--config=/etc/x.toml',
+    '--token-file=/run/secrets/token',
+    '--key-path=/etc/ssl/key.pem',
+    'LOG_LEVEL=debug',
+    'password=',
+    'https://example.invalid/docs#section=auth',
+    'https://hooks.example.invalid/services/x',
+  ])('%j is an ordinary value', (value) => {
+    expect(isCredentialValue(value)).toBe(false);
+  });
+
+  it('pairs a secret-naming flag with the next argument and reports indexes only', () => {
+    expect(
+      secretArgIndexes([
+        '--port',
+        '8080',
+        '--token',
+        'plain',
+        '--config=/etc/x.toml',
+        '--password=x',
+        '--token-file',
+        '/run/t',
+        '--no-auth',
+        'serve',
+        '--api-key',
+        '--verbose',
+        'API_TOKEN=v',
+      ]),
+    ).toEqual([3, 5, 12]);
+    expect(secretArgIndexes(['--auth', 'hunter2', '-k', 'x'])).toEqual([1]);
+    expect(secretArgIndexes([])).toEqual([]);
+  });
+
+  it('names X-License and similar headers as credentials', () => {
+    expect(isCredentialName('X-License')).toBe(true);
+    expect(isCredentialName('X-License-Key')).toBe(true);
+    expect(isCredentialName('X-Client')).toBe(false);
+  });
+
+  it('stays fast on a long value full of assignments', () => {
+    const long = 'a=b;'.repeat(500_000);
+    const started = performance.now();
+    expect(isCredentialValue(long)).toBe(false);
     expect(performance.now() - started).toBeLessThan(2000);
   });
 });

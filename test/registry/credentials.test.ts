@@ -127,3 +127,66 @@ describe('loadCredentials', () => {
     expect(r2.source.lookup('A')?.origin).toBe('environment');
   });
 });
+
+describe('credentials.env problems', () => {
+  async function load(bytes: string | Buffer) {
+    const dir = await tmpDir();
+    const file = join(dir, 'credentials.env');
+    await writeFile(file, bytes, { mode: 0o600 });
+    await chmod(file, 0o600);
+    return { file, ...(await loadCredentials(file, {})) };
+  }
+
+  it('each get a positioned diagnostic naming the variable, never the value', async () => {
+    const text = Buffer.concat([
+      Buffer.from(
+        [
+          'GOOD=good-value-1',
+          'NUL_VAR=canary-nul\u0000-value',
+          'HASH_VAR=canary#hash-value',
+          'COMMENTED=plain-value # a trailing comment',
+          'this line is canary-garbage-value',
+          'AFTER="canary-after-value" trailing',
+          '',
+        ].join('\n'),
+      ),
+      Buffer.from('LATIN_VAR=canary-latin-'),
+      Buffer.from([0xe9, 0x0a]),
+      Buffer.from('OPEN="canary-open-value\nGOOD2=x\n'),
+    ]);
+    const { file, diagnostics, source } = await load(text);
+    expect(
+      diagnostics.map((d) => [d.code, d.line, d.column, d.path, d.file === file, d.severity]),
+    ).toEqual([
+      ['credentials-nul-character', 2, 9, 'NUL_VAR', true, 'error'],
+      ['credentials-value-hash', 3, 16, 'HASH_VAR', true, 'error'],
+      ['credentials-syntax', 5, 1, undefined, true, 'error'],
+      ['credentials-syntax', 6, 1, 'AFTER', true, 'error'],
+      ['credentials-invalid-utf8', 7, 24, 'LATIN_VAR', true, 'error'],
+      ['credentials-unterminated-quote', 8, 6, 'OPEN', true, 'error'],
+    ]);
+    expect(JSON.stringify(diagnostics)).not.toMatch(/canary/);
+    expect(source.lookup('GOOD')?.value).toBe('good-value-1');
+    expect(source.lookup('COMMENTED')?.value).toBe('plain-value');
+    for (const name of ['NUL_VAR', 'HASH_VAR', 'AFTER', 'LATIN_VAR', 'OPEN', 'GOOD2']) {
+      expect(source.lookup(name), name).toBeUndefined();
+    }
+  });
+
+  it('accepts CRLF lines, a BOM, quoted # and multi-line PEM values', async () => {
+    const { diagnostics, source } = await load(
+      '\uFEFFA=1\r\nB=\'x#y\'\r\nC="-----BEGIN X-----\nabc\n-----END X-----"\n',
+    );
+    expect(diagnostics).toEqual([]);
+    expect(source.lookup('A')?.value).toBe('1');
+    expect(source.lookup('B')?.value).toBe('x#y');
+    expect(source.lookup('C')?.value).toBe('-----BEGIN X-----\nabc\n-----END X-----');
+  });
+
+  it('stays linear on a huge unterminated multi-line value', async () => {
+    const started = performance.now();
+    const { diagnostics } = await load(`A="${'x\n'.repeat(400_000)}`);
+    expect(diagnostics.map((d) => d.code)).toEqual(['credentials-unterminated-quote']);
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+});

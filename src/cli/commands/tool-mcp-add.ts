@@ -1,0 +1,182 @@
+/**
+ * `codex-mmo tool-mcp add ID … -- COMMAND [ARGS…]` and `tool-mcp add ID --url URL …`: starts a
+ * server the way `tool-mcp probe` does, writes `<config>/tool-mcp.d/50-ID.toml` with every tool
+ * it offers, and pins it. Refuses, changing nothing, on any error. Credential values are masked.
+ */
+import { maskDeep, maskSecrets } from '../../diagnostics/mask-secrets.js';
+import { addServer, type AddResult } from '../../onboard/add-server.js';
+import type { FragmentTarget } from '../../onboard/fragment-text.js';
+import { planLaunch } from '../../probe/launch-plan.js';
+import { configFiles } from '../../paths/directories.js';
+import { loadCredentials } from '../../registry/credentials.js';
+import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+
+const USAGE = `Usage: codex-mmo tool-mcp add ID [--env-var NAME]... -- COMMAND [ARGS...]
+       codex-mmo tool-mcp add ID --url URL [--bearer-token-env-var NAME] [--header-env HEADER=VAR]...
+
+Start a Tool MCP server exactly as \`tool-mcp probe\` would (stdio: COMMAND with ARGS in a cleared
+environment plus the --env-var variables; streamable HTTP: URL with the bearer token and headers
+taken from the named variables), list its tools, and write <config-dir>/tool-mcp.d/50-ID.toml:
+schema_version 8, every offered tool in enabled_tools with its description as a comment,
+default_tools_approval_mode = "writes", and approval_mode = "prompt" for each tool the server
+annotates destructive. Then pin it in tool-mcp.lock, as \`tool-mcp pin ID\` does.
+
+Nothing is written when ID is invalid or already in the registry, the command line holds a
+literal secret (pass secrets through --env-var and credentials.env), a named variable is
+missing, the server does not start, or the fragment would not validate.
+
+Options:
+  --env-var NAME                 forward this variable to a stdio server (repeatable)
+  --url URL                      the server's Streamable HTTP endpoint
+  --bearer-token-env-var NAME    send "Authorization: Bearer $NAME" to an HTTP server
+  --header-env HEADER=VAR        send header HEADER with the value of variable VAR (repeatable)`;
+
+const OPTIONS = {
+  'env-var': { type: 'string', multiple: true },
+  url: { type: 'string' },
+  'bearer-token-env-var': { type: 'string' },
+  'header-env': { type: 'string', multiple: true },
+} as const;
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** The server's transport fields from the command line; usage errors for contradictions. */
+function targetOf(values: Record<string, unknown>, command: readonly string[]): FragmentTarget {
+  const url = typeof values.url === 'string' ? values.url : undefined;
+  const envVars = strings(values['env-var']);
+  const bearer =
+    typeof values['bearer-token-env-var'] === 'string' ? values['bearer-token-env-var'] : undefined;
+  const headers = strings(values['header-env']);
+  if (url !== undefined) {
+    if (command.length > 0) throw new UsageError('give either --url URL or -- COMMAND, not both');
+    if (envVars.length > 0) {
+      throw new UsageError('--env-var is for stdio servers; an HTTP server takes --header-env');
+    }
+    const headerEnv: Record<string, string> = {};
+    for (const header of headers) {
+      const at = header.indexOf('=');
+      if (at <= 0 || at === header.length - 1) {
+        throw new UsageError(`--header-env takes HEADER=VARIABLE, not '${header}'`);
+      }
+      headerEnv[header.slice(0, at)] = header.slice(at + 1);
+    }
+    return {
+      transport: 'streamable_http',
+      url,
+      ...(bearer !== undefined ? { bearerTokenEnvVar: bearer } : {}),
+      headerEnv,
+    };
+  }
+  const [executable, ...args] = command;
+  if (executable === undefined) {
+    throw new UsageError('missing the server: give -- COMMAND [ARGS...] or --url URL');
+  }
+  if (bearer !== undefined || headers.length > 0) {
+    throw new UsageError('--bearer-token-env-var and --header-env are for HTTP servers (--url)');
+  }
+  return { transport: 'stdio', command: executable, args, envVars };
+}
+
+function resultJson(result: AddResult): unknown {
+  return {
+    ok: result.ok,
+    id: result.id,
+    file: result.file,
+    written: result.written,
+    ...(result.definition !== undefined ? { server: result.definition } : {}),
+    ...(result.serverInfo !== undefined ? { server_info: result.serverInfo } : {}),
+    ...(result.protocolVersion !== undefined ? { protocol_version: result.protocolVersion } : {}),
+    tools: result.tools.map((t) => ({
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      ...(t.annotations !== undefined ? { annotations: t.annotations } : {}),
+    })),
+    prompt_tools: result.promptTools,
+    ...(result.pin !== undefined
+      ? {
+          lock_file: result.pin.lockFile,
+          pinned: (result.pin.pin?.tools ?? []).map((t) => ({ name: t.name, digest: t.digest })),
+        }
+      : {}),
+    diagnostics: result.diagnostics,
+  };
+}
+
+function resultText(result: AddResult): string {
+  if (!result.ok) {
+    return `codex-mmo: nothing was added; ${result.file} and tool-mcp.lock are unchanged. Fix the errors above and run add again\n`;
+  }
+  const count = result.definition?.enabled_tools.length ?? 0;
+  const lines = [
+    `Added server '${result.id}' with ${count} tool${count === 1 ? '' : 's'} to ${result.file}`,
+  ];
+  if (result.promptTools.length > 0) {
+    lines.push(`  always asks before: ${result.promptTools.join(', ')} (annotated destructive)`);
+  }
+  if (result.pin !== undefined) lines.push(`Pinned its tool surface in ${result.pin.lockFile}`);
+  lines.push(
+    `Review the fragment, remove tools no profile should get, then run \`codex-mmo tool-mcp validate\``,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+export async function run(args: readonly string[], io: CliIo): Promise<number> {
+  const split = args.indexOf('--');
+  const own = split === -1 ? args : args.slice(0, split);
+  const command = split === -1 ? [] : args.slice(split + 1);
+  const cmd = parseCommand(own, io, OPTIONS, { min: 1, max: 1, names: ['ID'] });
+  if (cmd.help) return printHelp(io, USAGE);
+  const id = cmd.positionals[0] ?? '';
+  const target = targetOf(cmd.values, command);
+  const configDir = cmd.dirs.configDir;
+  const credentials = await loadCredentials(configFiles(configDir).credentials, io.env);
+  const ctx = { env: io.env, home: io.home, cwd: io.cwd, credentials: credentials.source };
+  const result = await addServer({ id, target }, { ...ctx, configDir });
+  // every credential value the server could have been given, masked in all output
+  const secrets = planLaunch(
+    result.definition ??
+      (target.transport === 'stdio'
+        ? {
+            id,
+            transport: 'stdio',
+            command: target.command,
+            env_vars: target.envVars,
+            enabled_tools: [],
+            default_tools_approval_mode: 'writes',
+          }
+        : {
+            id,
+            transport: 'streamable_http',
+            url: target.url,
+            ...(target.bearerTokenEnvVar !== undefined
+              ? { bearer_token_env_var: target.bearerTokenEnvVar }
+              : {}),
+            env_http_headers: target.headerEnv,
+            enabled_tools: [],
+            default_tools_approval_mode: 'writes',
+          }),
+    ctx,
+  ).secrets;
+  const diagnostics = [...credentials.diagnostics, ...result.diagnostics];
+  const shown = { ...result, diagnostics };
+  if (cmd.json) {
+    printJson(io, maskDeep(resultJson(shown), secrets));
+  } else {
+    printDiagnostics(
+      {
+        ...io,
+        stderr: (text) => {
+          io.stderr(maskSecrets(text, secrets));
+        },
+      },
+      diagnostics,
+    );
+    const text = maskSecrets(resultText(shown), secrets);
+    if (result.ok) io.stdout(text);
+    else io.stderr(text);
+  }
+  return result.ok ? EXIT_OK : EXIT_FAILURE;
+}
