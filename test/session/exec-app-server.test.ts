@@ -36,7 +36,9 @@ beforeAll(async () => {
     const task = request.userTexts.join('\n');
     if (task.includes('HANG')) {
       return new Promise((resolve) =>
-        releases.push(() => resolve([{ type: 'message', text: 'late' }])),
+        releases.push(() => {
+          resolve([{ type: 'message', text: 'late' }]);
+        }),
       );
     }
     // the final message repeats a credential value the model saw: stdout must mask it
