@@ -519,6 +519,60 @@ export { pinServer, type PinContext, type PinResult } from './probe/pin-server.j
 export { probeJson, probeText } from './probe/probe-report.js';
 export { PROBE_CODES, type ProbeCode, type ProbeCodeInfo } from './probe/diagnostic-codes.js';
 export {
+  DEFAULT_APPROVAL_TIMEOUT_SEC,
+  type AnswerChannel,
+  type ApprovalAnswer,
+  type ApprovalAsk,
+  type ApprovalDecision as QueueDecision,
+  type ApprovalKind,
+  type PendingApproval,
+} from './approvals/approval-types.js';
+export {
+  ApprovalQueue,
+  SUPERVISOR_USER,
+  type AnswerResult,
+  type ApprovalQueueOptions,
+  type QueueListener,
+} from './approvals/approval-queue.js';
+export {
+  ApprovalSocket,
+  approvalSocketPath,
+  askSupervisor,
+  type SocketReply,
+  type SocketRequest,
+} from './approvals/approval-socket.js';
+export { describeApprovalRequest, MAX_ARGUMENT_CHARS } from './approvals/describe-request.js';
+export { queuePolicy, type PolicyScope } from './approvals/approval-policy.js';
+export { SessionSupervision, type SupervisionOptions } from './approvals/session-supervision.js';
+export {
+  answerSessionApproval,
+  listSessionApprovals,
+  type AnswerOutcome,
+  type SessionApprovals,
+} from './approvals/session-approvals.js';
+export {
+  MAX_EVENT_TEXT,
+  type EventInput,
+  type SessionEvent,
+  type SessionEventType,
+} from './events/session-event.js';
+export { EVENTS_FILE, EventLog, eventsFile } from './events/event-log.js';
+export { eventsOfNotification } from './events/notification-events.js';
+export { eventsOfRolloutLine, rootRolloutEvents } from './events/rollout-events.js';
+export { readEvents } from './events/read-events.js';
+export { describeEvent, formatEvent } from './events/format-event.js';
+export {
+  startExecRoot,
+  type ExecOutcome,
+  type ExecRoot,
+  type ExecRootOptions,
+} from './session/exec-app-server.js';
+export {
+  parseExecCodexArgs,
+  type ExecArgumentsResult,
+  type ExecOverrides,
+} from './session/exec-arguments.js';
+export {
   CODEX_VERSIONS,
   NEWEST_CODEX,
   acceptsMcpServerKey,
