@@ -14,6 +14,7 @@ import { sameServerPin, withServerPin, type PinnedTool, type ServerPin } from '.
 import { probeServer, type ProbeContext, type ProbeResult } from './probe-server.js';
 import type { ToolDrift } from './tool-drift.js';
 import { canonicalPart } from './tool-surface.js';
+import { ownValue } from '../registry/own-record.js';
 
 /** Diagnostics a successful pin resolves, so they are not repeated in its report. */
 const RESOLVED_BY_PIN = new Set(['tool-drift', 'tool-not-pinned', 'server-not-pinned']);
@@ -98,7 +99,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
       .map(pinnedToolOf)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   };
-  const previous = lock.lock.servers[server];
+  const previous = ownValue(lock.lock.servers, server);
   const previousNames = new Set((previous?.tools ?? []).map((t) => t.name));
   const nowNames = new Set(pin.tools.map((t) => t.name));
   const added = [...nowNames].filter((n) => !previousNames.has(n));

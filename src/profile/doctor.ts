@@ -20,6 +20,7 @@ import { planToJson, type ResolvedPlanJson } from './plan-json.js';
 import { resolveAgainst, withGrantProblems } from './resolve-pack.js';
 import { securityNotes } from './security-notes.js';
 import type { ProfilePack, ResolvedPlan } from './types.js';
+import { ownValue } from '../registry/own-record.js';
 
 /** The Codex minor version codex-mmo's behaviour was measured against (codex-facts). */
 export const MEASURED_CODEX_VERSION = '0.149';
@@ -277,7 +278,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
     ...lock.diagnostics.filter((d) => d.server === undefined || ids.includes(d.server)),
   );
   for (const id of ids) {
-    if (!registry.servers.has(id) || lock.pins[id] !== undefined) continue;
+    if (!registry.servers.has(id) || ownValue(lock.pins, id) !== undefined) continue;
     diagnostics.push(
       diagnostic({
         severity: 'info',
@@ -311,7 +312,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
       roles: [...use.roles],
       required: use.required,
       ok: entry !== undefined && (ready?.ok ?? false),
-      pinned: lock.pins[id] !== undefined,
+      pinned: ownValue(lock.pins, id) !== undefined,
       ...(ready?.command ? { command: ready.command } : {}),
       variables: ready?.variables ?? [],
     };
