@@ -58,6 +58,10 @@ export interface LaunchContext {
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */
   readonly stdio: 'inherit' | 'pipe-stderr';
   readonly onStderr?: (chunk: string) => void;
+  /** `exec`: Codex's stdin (`ignore` unless the prompt is `-`, read from stdin). */
+  readonly stdin?: 'inherit' | 'ignore';
+  /** `exec`: receives Codex's stdout with credential values masked (else stdout is inherited). */
+  readonly onStdout?: (chunk: string) => void;
 }
 
 export interface SessionOutcome {
@@ -170,7 +174,9 @@ export async function launchSession(
   const env = meshRoot ? { ...plan.env, [MESH_TOKEN_ENV]: broker.rootToken } : plan.env;
   const secrets = [...plan.secrets, broker.rootToken];
   const stdio: StdioOptions =
-    context.stdio === 'inherit' ? 'inherit' : ['inherit', 'inherit', 'pipe'];
+    context.stdio === 'inherit'
+      ? 'inherit'
+      : [context.stdin ?? 'inherit', context.onStdout !== undefined ? 'pipe' : 'inherit', 'pipe'];
   const child: ChildProcess = spawn(plan.command, [...plan.args], {
     cwd: plan.cwd,
     env,
@@ -187,6 +193,12 @@ export async function launchSession(
     logChain = logChain
       .then(() => appendFile(logFile, text, { mode: 0o600 }))
       .catch(() => undefined);
+  });
+  const maskedStdout =
+    context.onStdout !== undefined ? new MaskingStream(secrets, context.onStdout) : undefined;
+  child.stdout?.setEncoding('utf8');
+  child.stdout?.on('data', (chunk: string) => {
+    maskedStdout?.push(chunk);
   });
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
@@ -225,11 +237,13 @@ export async function launchSession(
   const done = (async (): Promise<SessionOutcome> => {
     const { code, signal } = await exit;
     masked.end();
+    maskedStdout?.end();
     await broker.close();
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session
     await Promise.all([logChain, removeAuthCopies(paths.homes)]);
-    const exitCode = spawnError !== undefined ? 127 : exitCodeOf(code, signal);
+    // a Codex that cannot be started is codex-mmo's own failure: exit 1, not a shell's 127
+    const exitCode = spawnError !== undefined ? 1 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
     const stopped = forwarded.signal || (await stopRequested(plan.dir));
     const requiredFailure = /required MCP servers? failed to initiali[sz]e[^\n]*/i.exec(stderrTail);

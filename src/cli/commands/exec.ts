@@ -9,7 +9,8 @@ import { defaultCliLaunch } from '../../mesh/mesh-command.js';
 import { launchSession } from '../../session/launch.js';
 import type { SessionMode } from '../../session/prepare-session.js';
 import { startSession } from '../../session/start-session.js';
-import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { checkInterpreter, checkSessionCwd } from '../../session/preflight.js';
+import { parseCommand, printDiagnostics, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [-- CODEX_ARGS...]
@@ -20,6 +21,8 @@ directory) in a new session: the profile is compiled (or its snapshot reused), t
 only the variables its servers reference. A missing variable of a required grant stops the launch
 before Codex runs. Arguments after -- go to Codex. Codex's exit code is passed through.
 --skip-git-repo-check is passed to Codex: the profile's sandbox governs what Codex may change.
+Codex's stdin is closed unless PROMPT is -, which makes Codex read the prompt from stdin. Codex's
+stdout and stderr are shown with credential values masked.
 
 Options:
   --cwd DIR            working directory of Codex (default: the current directory)
@@ -51,6 +54,10 @@ export async function runSessionCommand(
         : resolve(io.cwd, cwdOption)
       : io.cwd;
 
+  // checked before anything of the session is written: a missing directory is our error, not Codex's
+  const badCwd = await checkSessionCwd(sessionCwd);
+  if (badCwd !== undefined) return printFailure(io, cmd.json, [badCwd]);
+
   const started = await startSession({
     mode,
     profile,
@@ -74,6 +81,8 @@ export async function runSessionCommand(
   }
   if (!cmd.json) printDiagnostics(io, started.diagnostics);
   const plan = started.plan;
+  const badInterpreter = await checkInterpreter(plan.command);
+  if (badInterpreter !== undefined) return printFailure(io, cmd.json, [badInterpreter]);
   if (!cmd.json) {
     io.stderr(
       `codex-mmo: session ${plan.id} (profile ${plan.record.profile}, snapshot ${plan.record.snapshot.slice(0, 19)})\n`,
@@ -85,6 +94,15 @@ export async function runSessionCommand(
     onStderr: (chunk) => {
       io.stderr(chunk);
     },
+    // exec reads stdin only when asked to (prompt "-"); its stdout is masked like its stderr
+    ...(mode === 'exec'
+      ? {
+          stdin: prompt === '-' ? ('inherit' as const) : ('ignore' as const),
+          onStdout: (chunk: string) => {
+            io.stdout(chunk);
+          },
+        }
+      : {}),
   });
   const handlers = SIGNALS.map((signal) => {
     const handler = (): void => {
