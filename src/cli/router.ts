@@ -225,14 +225,12 @@ function wantsJson(args: readonly string[]): boolean {
 function printJsonFailure(io: CliIo, error: unknown): number {
   const usage =
     error instanceof UsageError || (error instanceof CodexMmoError && error.code === 'usage-error');
-  const code =
+  const failure =
     error instanceof UsageError
-      ? 'usage-error'
+      ? { severity: 'error', code: 'usage-error', message: error.message }
       : error instanceof CodexMmoError
-        ? error.code
-        : 'command-failed';
-  io.stdout(
-    `${JSON.stringify({ ok: false, diagnostics: [{ severity: 'error', code, message: error instanceof UsageError ? error.message : describeError(error) }] })}\n`,
-  );
+        ? { severity: 'error', code: error.code, message: error.message }
+        : { severity: 'error', code: 'command-failed', message: describeError(error) };
+  io.stdout(`${JSON.stringify({ ok: false, diagnostics: [failure] })}\n`);
   return usage ? EXIT_USAGE : EXIT_FAILURE;
 }
