@@ -4,7 +4,7 @@
  * did-you-mean for a mistyped command); unexpected errors print one line and exit 1.
  */
 import { suggest } from '../diagnostics/did-you-mean.js';
-import { describeError } from '../errors.js';
+import { CodexMmoError, describeError } from '../errors.js';
 import { UsageError, usageExit } from './common.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo, type CommandModule } from './io.js';
 
@@ -210,6 +210,8 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     const group = COMMANDS[first];
     if (!group) {
       const hint = commandHint(first, [...Object.keys(COMMANDS), ...Object.keys(TOP_LEVEL)]);
+      if (wantsJson(argv))
+        return printJsonFailure(io, new UsageError(`unknown command '${first}'.${hint}`));
       io.stderr(`codex-mmo: unknown command '${first}'.${hint}\n\n${topLevelHelp()}`);
       return EXIT_USAGE;
     }
@@ -218,12 +220,16 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return 0;
     }
     if (second === undefined || second.startsWith('-')) {
+      if (wantsJson(argv)) return printJsonFailure(io, new UsageError(`missing ${first} command`));
       io.stderr(`codex-mmo: missing ${first} command\n\n${groupHelp(first)}`);
       return EXIT_USAGE;
     }
     const entry = group[second];
     if (!entry) {
       const hint = commandHint(second, Object.keys(group));
+      if (wantsJson(argv)) {
+        return printJsonFailure(io, new UsageError(`unknown command '${first} ${second}'.${hint}`));
+      }
       io.stderr(`codex-mmo: unknown command '${first} ${second}'.${hint}\n\n${groupHelp(first)}`);
       return EXIT_USAGE;
     }
@@ -236,11 +242,37 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     module = await loader();
     return await module.run(args, io);
   } catch (error) {
+    if (wantsJson(args)) return printJsonFailure(io, error);
     if (error instanceof UsageError) {
       const usage = module ? await helpOf(module, io) : undefined;
       return usageExit(io, error.message, usage ?? `Usage: codex-mmo ${command} ...`, command);
     }
     io.stderr(`codex-mmo: ${describeError(error)}\n`);
-    return EXIT_FAILURE;
+    return error instanceof CodexMmoError && error.code === 'usage-error'
+      ? EXIT_USAGE
+      : EXIT_FAILURE;
   }
+}
+
+/** Whether the command's own arguments (before any `--`) ask for JSON output. */
+function wantsJson(args: readonly string[]): boolean {
+  const separator = args.indexOf('--');
+  return (separator < 0 ? args : args.slice(0, separator)).includes('--json');
+}
+
+/**
+ * A command that asked for --json and failed with an exception still prints one JSON object on
+ * stdout, `{"ok": false, "diagnostics": [...]}`: a usage error exits 2, anything else 1.
+ */
+function printJsonFailure(io: CliIo, error: unknown): number {
+  const usage =
+    error instanceof UsageError || (error instanceof CodexMmoError && error.code === 'usage-error');
+  const failure =
+    error instanceof UsageError
+      ? { severity: 'error', code: 'usage-error', message: error.message }
+      : error instanceof CodexMmoError
+        ? { severity: 'error', code: error.code, message: error.message }
+        : { severity: 'error', code: 'command-failed', message: describeError(error) };
+  io.stdout(`${JSON.stringify({ ok: false, diagnostics: [failure] })}\n`);
+  return usage ? EXIT_USAGE : EXIT_FAILURE;
 }

@@ -14,9 +14,32 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Distinct non-empty values, longest first. */
+/**
+ * The forms a value takes when it passes through common encodings: as written, JSON/TOML-escaped
+ * (a value with `"`, `\\` or a control character), URL-encoded (`%XX`, and `+` for spaces), and
+ * base64 (standard, without padding, and URL-safe). Each form is masked like the value itself.
+ */
+export function secretForms(value: string): string[] {
+  const forms = new Set([value]);
+  const json = JSON.stringify(value).slice(1, -1);
+  forms.add(json);
+  forms.add(json.replace(/\//g, '\\/'));
+  const url = encodeURIComponent(value);
+  forms.add(url);
+  forms.add(url.replace(/%20/g, '+'));
+  forms.add(url.toLowerCase() === url ? url : url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+  const base64 = Buffer.from(value, 'utf8').toString('base64');
+  forms.add(base64);
+  forms.add(base64.replace(/=+$/, ''));
+  forms.add(Buffer.from(value, 'utf8').toString('base64url'));
+  return [...forms].filter((f) => f === value || f.length >= SHORT_SECRET_LENGTH);
+}
+
+/** Distinct non-empty values and their encoded forms, longest first. */
 function ordered(secrets: readonly string[]): string[] {
-  return [...new Set(secrets)].filter((s) => s !== '').sort((a, b) => b.length - a.length);
+  return [...new Set(secrets.filter((s) => s !== '').flatMap(secretForms))].sort(
+    (a, b) => b.length - a.length,
+  );
 }
 
 /**

@@ -4,6 +4,8 @@
  * session broker over the session's Unix socket (one JSON object per line).
  */
 
+import { StringDecoder } from 'node:string_decoder';
+
 export const MESH_SERVER_NAME = 'mmo_mesh';
 
 /** The tools of `mmo_mesh`, in the order the server registers them. */
@@ -105,33 +107,81 @@ export type BrokerResponse =
       readonly error: { readonly code: MeshErrorCode; readonly message: string };
     };
 
-/** Splits a byte stream into lines and parses each as JSON; bad lines are reported, not thrown. */
+/** Longest line a `LineDecoder` accepts unless told otherwise. */
+export const MAX_LINE_LENGTH = 8 * 1024 * 1024;
+/** Longest line the broker accepts from a client that has not yet authenticated with `hello`. */
+export const MAX_HELLO_LINE_LENGTH = 64 * 1024;
+
+/**
+ * Splits a byte stream into lines and parses each as JSON; bad lines are reported, not thrown.
+ * Each byte is scanned once (partial lines are kept as pieces, not re-searched), and a line longer
+ * than `maxLineLength` characters calls `onOverflow` and stops the decoder, so a peer streaming
+ * one endless line costs neither quadratic time nor unbounded memory.
+ */
 export class LineDecoder {
-  private buffer = '';
+  private pending: string[] = [];
+  private pendingLength = 0;
+  private stopped = false;
+  private readonly text = new StringDecoder('utf8');
   constructor(
     private readonly onValue: (value: unknown) => void,
     private readonly onBadLine: (line: string) => void = () => undefined,
+    private readonly limits: { maxLineLength?: number; onOverflow?: () => void } = {},
   ) {}
 
+  /** Changes the line limit (e.g. raised once a peer has authenticated). */
+  setMaxLineLength(length: number): void {
+    this.limits.maxLineLength = length;
+  }
+
   push(chunk: Buffer | string): void {
-    this.buffer += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
-    let newline = this.buffer.indexOf('\n');
+    if (this.stopped) return;
+    const text = typeof chunk === 'string' ? chunk : this.text.write(chunk);
+    const max = this.limits.maxLineLength ?? MAX_LINE_LENGTH;
+    let start = 0;
+    let newline = text.indexOf('\n');
     while (newline >= 0) {
-      const line = this.buffer.slice(0, newline).trim();
-      this.buffer = this.buffer.slice(newline + 1);
-      if (line !== '') {
-        let value: unknown;
-        let ok = true;
-        try {
-          value = JSON.parse(line);
-        } catch {
-          ok = false;
-          this.onBadLine(line);
-        }
-        if (ok) this.onValue(value);
+      const piece = text.slice(start, newline);
+      if (this.pendingLength + piece.length > max) {
+        this.overflow();
+        return;
       }
-      newline = this.buffer.indexOf('\n');
+      this.pending.push(piece);
+      const line = this.pending.join('').trim();
+      this.pending = [];
+      this.pendingLength = 0;
+      if (line !== '') this.handle(line);
+      start = newline + 1;
+      newline = text.indexOf('\n', start);
     }
+    const rest = text.slice(start);
+    if (this.pendingLength + rest.length > max) {
+      this.overflow();
+      return;
+    }
+    if (rest !== '') {
+      this.pending.push(rest);
+      this.pendingLength += rest.length;
+    }
+  }
+
+  private overflow(): void {
+    this.stopped = true;
+    this.pending = [];
+    this.pendingLength = 0;
+    this.limits.onOverflow?.();
+  }
+
+  private handle(line: string): void {
+    let value: unknown;
+    let ok = true;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      ok = false;
+      this.onBadLine(line);
+    }
+    if (ok) this.onValue(value);
   }
 }
 

@@ -42,6 +42,8 @@ import {
   type SendResult,
   type SpawnArgs,
   type WaitResult,
+  MAX_HELLO_LINE_LENGTH,
+  MAX_LINE_LENGTH,
 } from './mesh-protocol.js';
 import type { Participant } from './participant.js';
 
@@ -227,46 +229,55 @@ export class SessionBroker {
     const reply = (value: unknown): void => {
       if (!socket.destroyed) socket.write(encodeLine(value));
     };
-    const decoder = new LineDecoder((value) => {
-      if (typeof value !== 'object' || value === null) return;
-      const request = value as BrokerRequest;
-      if (typeof request.id !== 'number' || typeof request.method !== 'string') return;
-      const params =
-        typeof request.params === 'object' && (request.params as unknown) !== null
-          ? request.params
-          : {};
-      void (async () => {
-        try {
-          if (request.method === 'hello') {
-            if (caller !== undefined) throw new MeshError('invalid', 'hello was already sent');
-            const candidate = this.identify(params);
-            this.checkCaller(candidate);
-            caller = candidate;
-            this.connections.set(
-              caller.participant,
-              (this.connections.get(caller.participant) ?? 0) + 1,
-            );
-            const role = roleOf(this.options.snapshot.profile, caller.process);
-            reply({
-              id: request.id,
-              result: {
-                session: this.options.sessionId,
-                role: caller.process,
-                spawn: role?.spawn ?? [],
-                control: role?.control ?? [],
-              },
-            });
-            return;
+    const decoder = new LineDecoder(
+      (value) => {
+        if (typeof value !== 'object' || value === null) return;
+        const request = value as BrokerRequest;
+        if (typeof request.id !== 'number' || typeof request.method !== 'string') return;
+        const params =
+          typeof request.params === 'object' && (request.params as unknown) !== null
+            ? request.params
+            : {};
+        void (async () => {
+          try {
+            if (request.method === 'hello') {
+              if (caller !== undefined) throw new MeshError('invalid', 'hello was already sent');
+              const candidate = this.identify(params);
+              this.checkCaller(candidate);
+              caller = candidate;
+              decoder.setMaxLineLength(MAX_LINE_LENGTH);
+              this.connections.set(
+                caller.participant,
+                (this.connections.get(caller.participant) ?? 0) + 1,
+              );
+              const role = roleOf(this.options.snapshot.profile, caller.process);
+              reply({
+                id: request.id,
+                result: {
+                  session: this.options.sessionId,
+                  role: caller.process,
+                  spawn: role?.spawn ?? [],
+                  control: role?.control ?? [],
+                },
+              });
+              return;
+            }
+            if (caller === undefined) throw new MeshError('invalid', 'send hello first');
+            reply({ id: request.id, result: await this.dispatch(caller, request.method, params) });
+          } catch (error) {
+            const mesh =
+              error instanceof MeshError ? error : new MeshError('failed', describeError(error));
+            reply({ id: request.id, error: { code: mesh.code, message: mesh.message } });
           }
-          if (caller === undefined) throw new MeshError('invalid', 'send hello first');
-          reply({ id: request.id, result: await this.dispatch(caller, request.method, params) });
-        } catch (error) {
-          const mesh =
-            error instanceof MeshError ? error : new MeshError('failed', describeError(error));
-          reply({ id: request.id, error: { code: mesh.code, message: mesh.message } });
-        }
-      })();
-    });
+        })();
+      },
+      undefined,
+      {
+        // before hello a client is unauthenticated: a short line limit, then it is cut off
+        maxLineLength: MAX_HELLO_LINE_LENGTH,
+        onOverflow: () => socket.destroy(),
+      },
+    );
     socket.on('data', (chunk: Buffer) => {
       decoder.push(chunk);
     });

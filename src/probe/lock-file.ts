@@ -1,10 +1,12 @@
 /**
  * Reading and writing `<config>/tool-mcp.lock`. A missing lock file means no pins. Writes go to a
  * temporary file in the same directory, are flushed, then renamed over the lock, so a reader sees
- * either the old or the new lock, never half of one.
+ * either the old or the new lock, never half of one. Read-modify-write updates (`updateLock`) hold
+ * an exclusive `tool-mcp.lock.lck` file meanwhile, so concurrent pins of different servers all land.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dirname, join } from 'node:path';
 
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -90,4 +92,62 @@ export async function writeLock(configDir: string, lock: ToolLock): Promise<stri
     throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
   }
   return file;
+}
+
+/** How long `updateLock` waits for another update to finish before giving up. */
+export const LOCK_WAIT_MS = 30_000;
+/** A `.lck` file older than this is left over from a killed process and is taken over. */
+export const STALE_LOCK_MS = 60_000;
+
+/**
+ * Applies `change` to the current lock and writes the result, holding `tool-mcp.lock.lck`
+ * (created exclusively) from the read to the rename so no concurrent update is lost. `change`
+ * returns undefined to write nothing (e.g. the lock on disk is unusable). Throws IoError when the
+ * guard cannot be taken within `LOCK_WAIT_MS` or the lock cannot be written.
+ */
+export async function updateLock<T>(
+  configDir: string,
+  change: (current: LockFileContents) => { lock: ToolLock; result: T } | { result: T },
+): Promise<T> {
+  const file = configFiles(configDir).lock;
+  const guard = `${file}.lck`;
+  await mkdir(dirname(file), { recursive: true }).catch(() => undefined);
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  let delay = 5;
+  for (;;) {
+    try {
+      const handle = await open(guard, 'wx', 0o600);
+      await handle.writeFile(`${process.pid}\n`).finally(() => handle.close());
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new IoError(guard, `cannot create ${guard}: ${describeError(error)}`, {
+          cause: error,
+        });
+      }
+      const age = await stat(guard).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
+      if (age > STALE_LOCK_MS) {
+        await rm(guard, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) {
+        throw new IoError(
+          guard,
+          `another codex-mmo process has been updating ${file} for over ${LOCK_WAIT_MS / 1000} s (${guard} exists); if none is running, remove ${guard}`,
+        );
+      }
+      await sleep(delay + Math.floor(Math.random() * delay));
+      delay = Math.min(delay * 2, 200);
+    }
+  }
+  try {
+    const outcome = change(await readLockFile(configDir));
+    if ('lock' in outcome) await writeLock(configDir, outcome.lock);
+    return outcome.result;
+  } finally {
+    await rm(guard, { force: true }).catch(() => undefined);
+  }
 }

@@ -10,6 +10,7 @@ import type { Transport } from '../registry/types.js';
 import type { ToolPin } from '../snapshot/types.js';
 import { keyLocation, type KeyPath, type KeyPositions } from '../toml/key-positions.js';
 import { parseTomlBytes } from '../toml/parse-toml.js';
+import { emptyRecord } from '../registry/own-record.js';
 
 export const LOCK_VERSION = 1;
 
@@ -133,7 +134,7 @@ export function parseLock(bytes: Uint8Array, file: string): ParsedLock {
     invalid(['servers'], `servers must be a table of server IDs; ${startOver}`);
     return { lock: EMPTY_LOCK, usable: false, positions, diagnostics };
   }
-  const servers: Record<string, ServerPin> = {};
+  const servers = emptyRecord<ServerPin>();
   for (const id of Object.keys(serversValue).sort(compareBytewise)) {
     const entry = serversValue[id];
     const base: KeyPath = ['servers', id];
@@ -261,7 +262,7 @@ function parseTool(
 
 /** The `ToolPin`s of every server (what snapshots carry), tools sorted by name. */
 export function pinsOf(lock: ToolLock): Record<string, ToolPin[]> {
-  const out: Record<string, ToolPin[]> = {};
+  const out = emptyRecord<ToolPin[]>();
   for (const id of Object.keys(lock.servers).sort(compareBytewise)) {
     const server = lock.servers[id];
     if (server === undefined) continue;
@@ -274,22 +275,22 @@ export function pinsOf(lock: ToolLock): Record<string, ToolPin[]> {
 
 /** The lock with one server's pin replaced (or added); other servers are kept as they are. */
 export function withServerPin(lock: ToolLock, pin: ServerPin): ToolLock {
-  return { servers: { ...lock.servers, [pin.server]: pin } };
+  return { servers: Object.assign(emptyRecord<ServerPin>(), lock.servers, { [pin.server]: pin }) };
 }
 
 /** Renders the lock as TOML with the generated-file header; equal locks give equal text. */
 export function renderLock(lock: ToolLock): string {
-  const servers: Record<string, unknown> = {};
+  const servers = emptyRecord<unknown>();
   for (const id of Object.keys(lock.servers).sort(compareBytewise)) {
     const server = lock.servers[id];
     if (server === undefined) continue;
-    const table: Record<string, unknown> = {};
+    const table = emptyRecord<unknown>();
     if (server.pinnedAt !== undefined) table.pinned_at = server.pinnedAt;
     if (server.transport !== undefined) table.transport = server.transport;
     if (server.serverName !== undefined) table.server_name = server.serverName;
     if (server.serverVersion !== undefined) table.server_version = server.serverVersion;
     if (server.protocolVersion !== undefined) table.protocol_version = server.protocolVersion;
-    const tools: Record<string, unknown> = {};
+    const tools = emptyRecord<unknown>();
     for (const tool of [...server.tools].sort((a, b) => compareBytewise(a.name, b.name))) {
       const t: Record<string, unknown> = { digest: tool.digest };
       if (tool.descriptionDigest !== undefined) t.description_digest = tool.descriptionDigest;

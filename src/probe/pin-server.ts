@@ -9,11 +9,12 @@
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { RegistryEntry } from '../registry/types.js';
 import type { ProbedTool } from './analyze-surface.js';
-import { readLockFile, writeLock } from './lock-file.js';
+import { readLockFile, updateLock } from './lock-file.js';
 import { sameServerPin, withServerPin, type PinnedTool, type ServerPin } from './lock-format.js';
 import { probeServer, type ProbeContext, type ProbeResult } from './probe-server.js';
 import type { ToolDrift } from './tool-drift.js';
 import { canonicalPart } from './tool-surface.js';
+import { ownValue } from '../registry/own-record.js';
 
 /** Diagnostics a successful pin resolves, so they are not repeated in its report. */
 const RESOLVED_BY_PIN = new Set(['tool-drift', 'tool-not-pinned', 'server-not-pinned']);
@@ -98,7 +99,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
       .map(pinnedToolOf)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
   };
-  const previous = lock.lock.servers[server];
+  const previous = ownValue(lock.lock.servers, server);
   const previousNames = new Set((previous?.tools ?? []).map((t) => t.name));
   const nowNames = new Set(pin.tools.map((t) => t.name));
   const added = [...nowNames].filter((n) => !previousNames.has(n));
@@ -111,9 +112,12 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
   if (previous !== undefined && sameServerPin(previous, pin))
     return unwritten(diagnostics, previous);
   // re-read just before writing so pins of other servers made meanwhile are kept
-  const latest = await readLockFile(ctx.configDir);
-  if (!latest.usable) return refused([...diagnostics, ...latest.diagnostics]);
-  await writeLock(ctx.configDir, withServerPin(latest.lock, pin));
+  const unusable = await updateLock(ctx.configDir, (latest) =>
+    latest.usable
+      ? { lock: withServerPin(latest.lock, pin), result: undefined }
+      : { result: latest.diagnostics },
+  );
+  if (unusable !== undefined) return refused([...diagnostics, ...unusable]);
   return {
     ok: true,
     server,

@@ -20,6 +20,7 @@ import {
 import type { LockFileContents } from './lock-file.js';
 import { maskDeep } from '../diagnostics/mask-secrets.js';
 import type { ToolDrift } from './tool-drift.js';
+import { ownValue } from '../registry/own-record.js';
 
 export interface ProbeContext extends LaunchContext {
   /** The lock file as read (`readLockFile`); pins are compared against it. */
@@ -194,9 +195,7 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
     entry,
     surface.tools,
     {
-      ...(ctx.lock.lock.servers[server] !== undefined
-        ? { pin: ctx.lock.lock.servers[server] }
-        : {}),
+      ...((pin) => (pin !== undefined ? { pin } : {}))(ownValue(ctx.lock.lock.servers, server)),
       file: ctx.lock.file,
       ...(ctx.lock.positions !== undefined ? { positions: ctx.lock.positions } : {}),
     },

@@ -17,7 +17,7 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     meaning: 'profile.toml or an instruction file is not UTF-8',
   },
   'missing-field': { severity: 'error', meaning: 'a required key is absent' },
-  'unsupported-schema-version': { severity: 'error', meaning: 'schema_version is not 8' },
+  'schema-version-unsupported': { severity: 'error', meaning: 'schema_version is not 8' },
   'invalid-type': { severity: 'error', meaning: 'a value has the wrong type' },
   'invalid-value': {
     severity: 'error',

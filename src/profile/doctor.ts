@@ -28,6 +28,7 @@ import { planToJson, type ResolvedPlanJson } from './plan-json.js';
 import { resolveAgainst, withGrantProblems } from './resolve-pack.js';
 import { securityNotes } from './security-notes.js';
 import type { ProfilePack, ResolvedPlan } from './types.js';
+import { ownValue } from '../registry/own-record.js';
 
 /** The newest Codex series codex-mmo's behaviour was measured against (the version table's first row). */
 export const MEASURED_CODEX_VERSION = NEWEST_CODEX.series;
@@ -296,7 +297,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
     ...lock.diagnostics.filter((d) => d.server === undefined || ids.includes(d.server)),
   );
   for (const id of ids) {
-    if (!registry.servers.has(id) || lock.pins[id] !== undefined) continue;
+    if (!registry.servers.has(id) || ownValue(lock.pins, id) !== undefined) continue;
     diagnostics.push(
       diagnostic({
         severity: 'info',
@@ -336,7 +337,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
       roles: [...use.roles],
       required: use.required,
       ok: entry !== undefined && (ready?.ok ?? false),
-      pinned: lock.pins[id] !== undefined,
+      pinned: ownValue(lock.pins, id) !== undefined,
       ...(ready?.command ? { command: ready.command } : {}),
       variables: ready?.variables ?? [],
     };

@@ -11,6 +11,7 @@ import { referencedEnvVars } from '../registry/types.js';
 import { keyLocation, type KeyPath } from '../toml/key-positions.js';
 import type { PlanSource } from './resolve-plan.js';
 import type { ProfileData, ResolvedPlan } from './types.js';
+import { ownValue } from '../registry/own-record.js';
 
 /**
  * Whether a session's model wire narrows each native role's offered tools to its grants (see
@@ -113,14 +114,14 @@ export function nativeRoleDeltas(profile: ProfileData, plan: ResolvedPlan): Nati
         ...new Set([...Object.keys(root.grants), ...Object.keys(role.grants)]),
       ].sort();
       for (const server of servers) {
-        const rootTools = root.grants[server]?.enabled_tools ?? [];
-        const roleTools = role.grants[server]?.enabled_tools ?? [];
+        const rootTools = ownValue(root.grants, server)?.enabled_tools ?? [];
+        const roleTools = ownValue(role.grants, server)?.enabled_tools ?? [];
         const gained = rootTools.filter((t) => !roleTools.includes(t));
         const lost = roleTools.filter((t) => !rootTools.includes(t));
         if (gained.length > 0) gains.push({ server, tools: gained });
         if (lost.length > 0) loses.push({ server, tools: lost });
-        const rootGrant = root.grants[server];
-        const roleGrant = role.grants[server];
+        const rootGrant = ownValue(root.grants, server);
+        const roleGrant = ownValue(role.grants, server);
         if (rootGrant && roleGrant && rootGrant.required !== roleGrant.required) {
           requiredDiffers.push(server);
         }

@@ -171,7 +171,7 @@ export function validatePackToml(source: FragmentSource): PackValidation {
     );
   } else if (version !== PROFILE_SCHEMA_VERSION) {
     report(
-      'unsupported-schema-version',
+      'schema-version-unsupported',
       ['schema_version'],
       `schema_version ${typeof version === 'number' ? String(version) : `is ${describe(version)}`}: this version of codex-mmo reads schema_version = ${PROFILE_SCHEMA_VERSION}; update the pack to that format`,
     );

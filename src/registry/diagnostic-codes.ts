@@ -215,6 +215,12 @@ export const REGISTRY_CODES = {
     stage: 'fragment',
     summary: 'A later fragment replaced the whole definition of an ID from an earlier one.',
   },
+  'config-dir-missing': {
+    severity: 'warning',
+    stage: 'load',
+    summary:
+      'The config directory itself does not exist (a mistyped `--config-dir`?): the registry is empty.',
+  },
   'registry-dir-missing': {
     severity: 'info',
     stage: 'load',

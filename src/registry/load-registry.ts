@@ -3,7 +3,7 @@
  * safely (regular files only, bounded size) and hands the bytes to the pure `buildRegistry`.
  * Every file-system problem becomes a diagnostic next to the validation diagnostics.
  */
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -49,7 +49,14 @@ export function readFragmentFilesSync(configDir: string): FragmentFiles {
     names = readdirSync(registryDir);
   } catch (error) {
     const code = (error as { code?: unknown } | null)?.code;
-    if (code === 'ENOENT') {
+    if (code === 'ENOENT' && !existsSync(resolve(configDir))) {
+      diagnostics.push(
+        registryDiagnostic('config-dir-missing', {
+          message: `the config directory ${resolve(configDir)} does not exist, so the registry is empty; check --config-dir / CODEX_MMO_CONFIG_DIR, or create it with a tool-mcp.d/ of *.toml fragments`,
+          file: resolve(configDir),
+        }),
+      );
+    } else if (code === 'ENOENT') {
       diagnostics.push(
         registryDiagnostic('registry-dir-missing', {
           message: `no registry directory at ${registryDir}; the registry is empty. Create it and add *.toml fragments`,

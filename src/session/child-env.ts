@@ -35,7 +35,7 @@ export const BASE_ENV_NAMES: readonly string[] = [
   'CURL_CA_BUNDLE',
 ];
 
-/** Prefixes of base names (`LC_ALL`, `LC_CTYPE`, …). */
+/** Prefixes of base names (`LC_ALL`, `LC_CTYPE`, …); only the POSIX/glibc categories pass. */
 export const BASE_ENV_PREFIXES: readonly string[] = ['LC_'];
 
 /**
@@ -82,12 +82,13 @@ export function buildChildEnv(
     return value === undefined ? undefined : value;
   };
   for (const name of BASE_ENV_NAMES) {
-    const value = fromLaunch(name);
+    const value = baseValue(name, fromLaunch(name));
     if (value !== undefined) env[name] = value;
   }
   for (const [name, value] of Object.entries(launchEnv)) {
     if (value !== undefined && BASE_ENV_PREFIXES.some((prefix) => name.startsWith(prefix))) {
-      env[name] = value;
+      const kept = baseValue(name, value);
+      if (kept !== undefined) env[name] = kept;
     }
   }
   // an empty launch value counts as absent, as in the credential source
@@ -108,4 +109,68 @@ export function buildChildEnv(
   if (options.codexHome !== undefined) env.CODEX_HOME = options.codexHome;
   else delete env.CODEX_HOME;
   return { env, missing: [...missing].sort() };
+}
+
+/** The locale categories an `LC_*` variable may name (POSIX and glibc). */
+export const LOCALE_CATEGORIES: ReadonlySet<string> = new Set([
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_COLLATE',
+  'LC_MESSAGES',
+  'LC_MONETARY',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_ADDRESS',
+  'LC_IDENTIFICATION',
+  'LC_MEASUREMENT',
+  'LC_NAME',
+  'LC_PAPER',
+  'LC_TELEPHONE',
+]);
+
+/** A locale name: `C`, `POSIX`, `en_US`, `en_US.UTF-8`, `de_DE@euro`, `C.UTF-8`. */
+const LOCALE_NAME =
+  /^(?:C|POSIX|[A-Za-z]{2,8}(?:_[A-Za-z0-9]{2,8})?)(?:\.[A-Za-z0-9_-]{1,32})?(?:@[A-Za-z0-9_=-]{1,32})?$/;
+
+const PROXY_NAMES = new Set([
+  'http_proxy',
+  'https_proxy',
+  'all_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'ALL_PROXY',
+]);
+
+/**
+ * The value a base variable is forwarded with, or undefined to leave it out. Locale variables
+ * (`LANG`, `LC_<category>`, `LANGUAGE`) pass only when they hold locale names, so an arbitrary
+ * `LC_*` variable cannot carry a value (a secret) into every process. Proxy variables lose any
+ * `user:password@` part: a proxy credential would otherwise reach every shell the model runs.
+ */
+export function baseValue(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (name.startsWith('LC_')) {
+    return LOCALE_CATEGORIES.has(name) && (value === '' || LOCALE_NAME.test(value))
+      ? value
+      : undefined;
+  }
+  if (name === 'LANG') return value === '' || LOCALE_NAME.test(value) ? value : undefined;
+  if (name === 'LANGUAGE') {
+    return value.split(':').every((part) => part === '' || LOCALE_NAME.test(part))
+      ? value
+      : undefined;
+  }
+  if (PROXY_NAMES.has(name)) return withoutUserInfo(value);
+  return value;
+}
+
+/** A proxy URL without its user-info (`http://u:p@proxy:3128` → `http://proxy:3128`). */
+function withoutUserInfo(value: string): string {
+  const at = value.lastIndexOf('@');
+  if (at < 0) return value;
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.exec(value);
+  const start = scheme === null ? 0 : scheme[0].length;
+  const slash = value.indexOf('/', start);
+  if (slash >= 0 && slash < at) return value;
+  return value.slice(0, start) + value.slice(at + 1);
 }

@@ -394,7 +394,8 @@ export async function launchSession(
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session
     await Promise.all([logChain, removeAuthCopies(paths.homes)]);
-    const exitCode = spawnError !== undefined ? 127 : exitCodeOf(code, signal);
+    // a Codex that cannot be started is codex-mmo's own failure: exit 1, not a shell's 127
+    const exitCode = spawnError !== undefined ? 1 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
     const stopped = forwarded.signal || (await stopRequested(plan.dir));
     const requiredFailure = /required MCP servers? failed to initiali[sz]e[^\n]*/i.exec(

@@ -65,7 +65,7 @@ export function isActiveStatus(status: string): boolean {
 
 /**
  * The status to show for a stored record: a session recorded as active whose supervising process
- * is gone ended without recording it (killed, machine restarted), and so did its processes. The
+ * is gone failed without recording it (killed, machine restarted), and so did its processes. The
  * session's watchdog ends its Codex processes in that case; the record says what happened.
  */
 export function effectiveRecord(
@@ -81,9 +81,11 @@ export function effectiveRecord(
     left.length === 0
       ? `${gone}; none of the session's processes is running`
       : `${gone}; a process with the recorded pid of ${left.map((p) => `${p.id} (${String(p.pid)})`).join(', ')} still exists: if it is this session's, end it with kill`;
+  // it did not end the way a session ends (killed, or its last record could not be written, as
+  // on a full disk): shown as failed, never as a clean `ended`
   return {
     ...record,
-    status: 'ended',
+    status: 'failed',
     error: record.error ?? error,
     processes: record.processes.map((p) =>
       left.includes(p) || !isActiveStatus(p.status) ? p : { ...p, status: 'ended' },

@@ -10,6 +10,7 @@ import type { ServerDefinition } from '../registry/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
 import { SNAPSHOT_FORMAT, type Snapshot, type ToolPin } from './types.js';
+import { emptyRecord, ownValue } from '../registry/own-record.js';
 
 /** Deep copy of plain data, dropping anything JSON cannot hold (class instances stay out). */
 function plain<T>(value: T): T {
@@ -42,13 +43,13 @@ export function buildSnapshot(
   base: TomlTable,
   pins: Readonly<Record<string, readonly ToolPin[]>>,
 ): Snapshot {
-  const kept: Record<string, ServerDefinition> = {};
-  const keptPins: Record<string, ToolPin[]> = {};
+  const kept = emptyRecord<ServerDefinition>();
+  const keptPins = emptyRecord<ToolPin[]>();
   for (const id of grantedServers(profile)) {
     const definition = servers.get(id);
     if (definition === undefined) continue;
     kept[id] = plain(definition);
-    const serverPins = pins[id];
+    const serverPins = ownValue(pins, id);
     if (serverPins !== undefined) {
       keptPins[id] = serverPins
         .map((pin) => ({ name: pin.name, digest: pin.digest }))

@@ -47,12 +47,20 @@ describe('router', () => {
       expect(help.stdout).toMatch(new RegExp(`^  ${name}\\s+\\S`, 'm'));
     }
     expect(help.stdout).toContain("Run 'codex-mmo tool-mcp <command> --help'");
-    for (const args of [['tool-mcp'], ['tool-mcp', '--json']]) {
-      const r = await runCli(args);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toContain('codex-mmo: missing tool-mcp command');
-    }
+    const r = await runCli(['tool-mcp']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('codex-mmo: missing tool-mcp command');
+    // with --json the usage error is one JSON object on stdout
+    const json = await runCli(['tool-mcp', '--json']);
+    expect(json.code).toBe(2);
+    expect(json.stderr).toBe('');
+    expect(json.json()).toEqual({
+      ok: false,
+      diagnostics: [
+        { severity: 'error', code: 'usage-error', message: 'missing tool-mcp command' },
+      ],
+    });
   });
 
   it('has --help on every command, starting with its usage line', async () => {

@@ -354,3 +354,27 @@ describe('secret shapes in a definition', () => {
     expect(out.servers?.map((s) => s.id)).toEqual(['http_look_alikes', 'look_alikes']);
   });
 });
+
+describe('smaller cases', () => {
+  it('validate --config-dir of a missing directory says it does not exist (warning, exit 0)', async () => {
+    const dir = join(await tmpDir(), 'nonexistent');
+    const text = await runCli(['tool-mcp', 'validate', '--config-dir', dir], { env: { PATH } });
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain('warning[config-dir-missing]');
+    expect(text.stderr).toContain(`the config directory ${dir} does not exist`);
+    const json = await runCli(['tool-mcp', 'validate', '--json', '--config-dir', dir]);
+    expect(json.json<Json>().diagnostics.map((d) => d.code)).toEqual(['config-dir-missing']);
+  });
+
+  it('show exits 1 for a server that is NOT READY', async () => {
+    const dir = join(await tmpDir(), 'config');
+    await mkdir(join(dir, 'tool-mcp.d'), { recursive: true });
+    await writeFile(
+      join(dir, 'tool-mcp.d', '10-x.toml'),
+      good('absent').replace('command = "node"', 'command = "/nonexistent/bin/srv"'),
+    );
+    const r = await runCli(['tool-mcp', 'show', 'absent', '--config-dir', dir], { env: { PATH } });
+    expect(r.stdout).toContain('NOT READY');
+    expect(r.code).toBe(1);
+  });
+});

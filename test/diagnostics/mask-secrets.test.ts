@@ -94,3 +94,32 @@ describe('MaskingStream', () => {
     );
   });
 });
+
+describe('encoded forms of a value', () => {
+  const secret = 'pa"ss\\wo rd/é';
+  it.each([
+    ['JSON-escaped', JSON.stringify({ v: secret })],
+    ['URL-encoded', `https://x.invalid/?q=${encodeURIComponent(secret)}`],
+    ['form-encoded', `q=${encodeURIComponent(secret).replace(/%20/g, '+')}`],
+    ['base64', `Basic ${Buffer.from(secret).toString('base64')}`],
+    ['base64url', Buffer.from(secret).toString('base64url')],
+  ])('masks the %s form', (_, text) => {
+    const masked = maskSecrets(text, [secret]);
+    expect(masked).toContain('***');
+    expect(masked).not.toContain(JSON.stringify(secret).slice(1, -1));
+    expect(masked).not.toContain(encodeURIComponent(secret));
+    expect(masked).not.toContain(Buffer.from(secret).toString('base64').replace(/=+$/, ''));
+  });
+
+  it('masks every form in a stream split at any point', () => {
+    const text = `a ${JSON.stringify(secret)} b ${encodeURIComponent(secret)} c`;
+    for (let cut = 0; cut <= text.length; cut++) {
+      let out = '';
+      const stream = new MaskingStream([secret], (t) => (out += t));
+      stream.push(text.slice(0, cut));
+      stream.push(text.slice(cut));
+      stream.end();
+      expect(out, String(cut)).toBe('a "***" b *** c');
+    }
+  });
+});

@@ -161,6 +161,28 @@ async function refusal(call: Promise<unknown>): Promise<MeshError> {
 }
 
 describe('session broker', () => {
+  it('cuts off an unauthenticated client that streams a 50 MB line before hello', async () => {
+    const socket = createConnection(broker.socketPath);
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => { resolve(); }));
+    socket.on('error', () => undefined);
+    const chunk = 'x'.repeat(1024 * 1024);
+    const started = performance.now();
+    const memoryBefore = process.memoryUsage().rss;
+    let sent = 0;
+    while (sent < 50 && !socket.destroyed) {
+      socket.write(chunk);
+      sent++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await closed;
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(process.memoryUsage().rss - memoryBefore).toBeLessThan(200 * 1024 * 1024);
+    // the broker still serves everyone else
+    const replies = await rawSession([{ id: 1, method: 'list_participants', params: {} }]);
+    expect(replies).toEqual([{ id: 1, error: { code: 'invalid', message: 'send hello first' } }]);
+  }, 30_000);
+
   it('refuses ungranted and unknown roles before starting anything', async () => {
     const a = await refusal(lead.spawn({ role: 'slow', task: 't' }));
     expect(a.code).toBe('refused');

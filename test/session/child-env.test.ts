@@ -111,3 +111,50 @@ describe('buildChildEnv', () => {
     }
   });
 });
+
+describe('base variables that could carry secrets', () => {
+  const none = credentialSourceFrom({}, {}, '/none', false);
+  it('proxy variables lose their user:password@ part', () => {
+    const { env } = buildChildEnv(
+      [],
+      {
+        https_proxy: 'http://user:canary-proxy-pass@proxy.example.invalid:3128',
+        HTTP_PROXY: 'user:canary-proxy-pass@proxy.example.invalid:3128',
+        ALL_PROXY: 'socks5://proxy.example.invalid:1080',
+        NO_PROXY: 'localhost,127.0.0.1',
+      },
+      none,
+    );
+    expect(env.https_proxy).toBe('http://proxy.example.invalid:3128');
+    expect(env.HTTP_PROXY).toBe('proxy.example.invalid:3128');
+    expect(env.ALL_PROXY).toBe('socks5://proxy.example.invalid:1080');
+    expect(env.NO_PROXY).toBe('localhost,127.0.0.1');
+    expect(JSON.stringify(env)).not.toContain('canary');
+  });
+
+  it('LC_* pass only as locale categories holding locale names', () => {
+    const { env } = buildChildEnv(
+      [],
+      {
+        LANG: 'en_US.UTF-8',
+        LANGUAGE: 'de_DE:en',
+        LC_ALL: 'C.UTF-8',
+        LC_TIME: 'de_DE@euro',
+        LC_SECRET: 'en_US',
+        LC_CTYPE: 'canary-sk-abcdefghijklmnop',
+        LC_TERMINAL: 'iTerm2',
+        LC_MESSAGES: 'x y',
+      },
+      none,
+    );
+    expect(env).toMatchObject({
+      LANG: 'en_US.UTF-8',
+      LANGUAGE: 'de_DE:en',
+      LC_ALL: 'C.UTF-8',
+      LC_TIME: 'de_DE@euro',
+    });
+    for (const name of ['LC_SECRET', 'LC_CTYPE', 'LC_TERMINAL', 'LC_MESSAGES']) {
+      expect(env[name], name).toBeUndefined();
+    }
+  });
+});

@@ -128,7 +128,7 @@ describe('exec through codex app-server', () => {
     const before = (await readdir(join(world.stateDir, 'sessions')).catch(() => [])).length;
     const missing = await runInWorld(world, ['exec', world.packDir, 'x', '--cwd', '/no/such/dir']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('error[session-cwd-not-found]');
+    expect(missing.stderr).toContain('error[session-cwd-invalid]');
     const flag = await runInWorld(world, ['exec', world.packDir, 'x', '--', '--full-auto']);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("'--full-auto' is not supported by exec");

@@ -196,7 +196,7 @@ describe('sessions over time', () => {
 
     const shown = await runInWorld(world, ['session', 'show', running?.id ?? '', '--json']);
     const after = JSON.parse(shown.stdout) as { status: string; error?: string };
-    expect(after.status).toBe('ended');
+    expect(after.status).toBe('failed');
     expect(after.error).toContain('is gone without recording how the session ended');
     expect(after.error).toContain("none of the session's processes is running");
   }, 90_000);

@@ -57,9 +57,9 @@ describe('session store', () => {
     expect(text.endsWith('}\n')).toBe(true);
   });
 
-  it('shows a running session whose supervisor is gone as ended, and says so', () => {
+  it('shows a running session whose supervisor is gone as failed, and says so', () => {
     const stale = effectiveRecord(sessionRecord('x'), () => false);
-    expect(stale.status).toBe('ended');
+    expect(stale.status).toBe('failed');
     expect(stale.processes[0]?.status).toBe('ended');
     expect(stale.error).toMatch(
       /^the supervising codex-mmo process \(pid \d+\) is gone without recording how the session ended; none of the session's processes is running$/,

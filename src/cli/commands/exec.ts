@@ -17,7 +17,15 @@ import { parseExecCodexArgs } from '../../session/exec-arguments.js';
 import { launchSession } from '../../session/launch.js';
 import type { SessionMode } from '../../session/prepare-session.js';
 import { startSession } from '../../session/start-session.js';
-import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { checkInterpreter, checkSessionCwd } from '../../session/preflight.js';
+import {
+  UsageError,
+  parseCommand,
+  printDiagnostics,
+  printFailure,
+  printHelp,
+  printJson,
+} from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [-- CODEX_ARGS...]
@@ -81,19 +89,10 @@ export async function runSessionCommand(
         ? cwdOption
         : resolve(io.cwd, cwdOption)
       : io.cwd;
-  const cwdInfo = await stat(sessionCwd).catch(() => undefined);
-  if (cwdInfo?.isDirectory() !== true) {
-    const problem = diagnostic({
-      code: 'session-cwd-not-found',
-      message: `working directory ${sessionCwd} ${cwdInfo === undefined ? 'does not exist' : 'is not a directory'}; pass --cwd an existing directory`,
-    });
-    if (cmd.json) printJson(io, { ok: false, diagnostics: [problem] });
-    else {
-      printDiagnostics(io, [problem]);
-      io.stderr(`codex-mmo: ${mode} ${profile}: not started\n`);
-    }
-    return EXIT_FAILURE;
-  }
+  // checked before anything of the session is written: a missing directory is our error, not Codex's
+  const badCwd = await checkSessionCwd(sessionCwd);
+  if (badCwd !== undefined) return printFailure(io, cmd.json, [badCwd]);
+
   // the prompt comes from stdin only when it is '-'
   const prompt = promptArg === '-' ? await readStdin() : promptArg;
 
@@ -120,6 +119,8 @@ export async function runSessionCommand(
   }
   if (!cmd.json) printDiagnostics(io, started.diagnostics);
   const plan = started.plan;
+  const badInterpreter = await checkInterpreter(plan.command);
+  if (badInterpreter !== undefined) return printFailure(io, cmd.json, [badInterpreter]);
   if (!cmd.json) {
     io.stderr(
       `codex-mmo: session ${plan.id} (profile ${plan.record.profile}, snapshot ${plan.record.snapshot.slice(0, 19)})\n`,

@@ -161,7 +161,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ...credentials.diagnostics,
     ...readiness.diagnostics,
   ];
-  const failed = hasErrors(diagnostics);
+  // a server that is NOT READY fails `show`, whatever the severity of what made it so
+  const failed = hasErrors(diagnostics) || !readiness.ok;
   const definition = Object.fromEntries(
     Object.entries(entry.definition).filter(([key]) => key !== 'id'),
   );
