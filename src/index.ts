@@ -548,3 +548,17 @@ export {
   type ScriptSection,
   type ScriptStep,
 } from './onboard/model-script.js';
+export {
+  keepReason,
+  pruneSessions,
+  type KeptReason,
+  type PruneSessionsOptions,
+  type PruneSessionsResult,
+  type PrunedSession,
+} from './session/prune-sessions.js';
+export {
+  pruneSnapshots,
+  SNAPSHOT_PRUNE_GRACE_MS,
+  type PruneSnapshotsOptions,
+  type PruneSnapshotsResult,
+} from './snapshot/prune-snapshots.js';

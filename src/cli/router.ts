@@ -77,11 +77,19 @@ export const COMMANDS: Readonly<
       summary: "write a snapshot's Codex configuration",
       load: () => import('./commands/snapshot-render.js'),
     },
+    prune: {
+      summary: 'remove snapshots no session or installed pack references',
+      load: () => import('./commands/snapshot-prune.js'),
+    },
   },
   session: {
     list: { summary: 'list sessions', load: () => import('./commands/session-list.js') },
     show: { summary: 'show a session', load: () => import('./commands/session-show.js') },
     stop: { summary: 'stop a session', load: () => import('./commands/session-stop.js') },
+    prune: {
+      summary: 'remove ended sessions (optionally only older ones)',
+      load: () => import('./commands/session-prune.js'),
+    },
   },
   mesh: {
     serve: {
