@@ -3,8 +3,6 @@
  * launch environment, which wins. Reports only whether a variable is present and where from;
  * values stay inside the returned `CredentialSource` and never reach a diagnostic.
  */
-import { parse } from 'dotenv';
-
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import type { Environment } from '../paths/directories.js';
 import type { CredentialOrigin, CredentialSource } from './credentials-types.js';
@@ -113,6 +111,8 @@ export async function loadCredentials(file: string, env: Environment): Promise<L
   }
   let fileValues: Record<string, string>;
   try {
+    // loaded only when there is a file to parse: most commands start faster without it
+    const { parse } = await import('dotenv');
     fileValues = parse(Buffer.from(result.bytes));
   } catch {
     diagnostics.push(
