@@ -562,3 +562,12 @@ export {
   type PruneSnapshotsOptions,
   type PruneSnapshotsResult,
 } from './snapshot/prune-snapshots.js';
+export {
+  baseCodexHome,
+  modelAccess,
+  modelAccessDiagnostics,
+  modelSideCheck,
+  strictConfigDiagnostics,
+  type ModelAccess,
+  type ModelSideInput,
+} from './profile/doctor-model.js';

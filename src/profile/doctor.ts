@@ -7,6 +7,9 @@
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { detectCodex } from '../codex/find-codex.js';
 import { loadCodexBase } from '../compile/codex-base.js';
+import type { CredentialSource } from '../registry/credentials-types.js';
+import { readConfigFile } from '../registry/read-config-file.js';
+import { modelSideCheck, type ModelAccess } from './doctor-model.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
 import { loadCredentials } from '../registry/credentials.js';
 import type { VariablePresence } from '../registry/credentials-types.js';
@@ -58,6 +61,8 @@ export interface DoctorReport {
   readonly servers: DoctorServer[];
   /** The resolved plan, when grants resolved. */
   readonly plan?: ResolvedPlanJson;
+  /** Model login and provider key presence (names only, never values). */
+  readonly model?: ModelAccess;
 }
 
 interface GrantUse {
@@ -255,7 +260,10 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   const credentials = await loadCredentials(files.credentials, input.env);
   diagnostics.push(...credentials.diagnostics);
   // compile copies codex-base.toml into every rendered config: its problems stop a session too
-  diagnostics.push(...(await loadCodexBase(input.dirs.configDir)).diagnostics);
+  const codexBase = await loadCodexBase(input.dirs.configDir);
+  diagnostics.push(...codexBase.diagnostics);
+  const model = await modelSideOf(input, codexBase, credentials.source, codex.codex);
+  diagnostics.push(...model.diagnostics);
 
   const readiness: Readiness[] = [];
   for (const id of ids) {
@@ -322,5 +330,25 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
     pack: pack.dir,
     servers,
     ...(plan ? { plan: planToJson(plan) } : {}),
+    model: model.access,
+  });
+}
+
+/** The model-side checks (doctor-model.ts) with what doctor has already read. */
+async function modelSideOf(
+  input: DoctorInput,
+  codexBase: Awaited<ReturnType<typeof loadCodexBase>>,
+  credentials: CredentialSource,
+  codex: DoctorReport['codex'],
+): Promise<{ access: ModelAccess; diagnostics: Diagnostic[] }> {
+  const read = codexBase.exists ? await readConfigFile(codexBase.file) : undefined;
+  return modelSideCheck({
+    baseFile: codexBase.file,
+    ...(read?.kind === 'ok' ? { baseBytes: read.bytes } : {}),
+    base: codexBase.base,
+    env: input.env,
+    home: input.home,
+    credentials,
+    ...(codex.found && codex.path !== undefined ? { codexPath: codex.path } : {}),
   });
 }
