@@ -1,11 +1,13 @@
-// Registry benchmark: `codex-mmo tool-mcp list --json` on a generated registry of 200 servers in
-// 20 fragments, against real `codex mcp list --json` on the equivalent Codex config.toml. Runs
-// alternate in one process; reports the median of each and the median of per-pair ratios.
-// Goal: codex-mmo takes at most 0.8x Codex's time.
+// Registry benchmark: `codex-mmo tool-mcp validate --json` (readiness included: every command is
+// resolved on PATH and every referenced variable is present) and `codex-mmo tool-mcp list --json`
+// on a generated registry of 200 servers in 20 fragments, each against real `codex mcp list
+// --json` on the equivalent Codex config.toml. The three commands run in alternating order in one
+// process; reports the median of each and, per codex-mmo command, the median of per-pair ratios.
+// Goal: each codex-mmo command takes at most 0.8x Codex's time.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SERVERS = 200;
@@ -149,25 +151,46 @@ if (generateIndex !== -1) {
 const base = mkdtempSync(join(tmpdir(), 'codex-mmo-bench-'));
 try {
   const { configDir, codexHome } = generate(base);
-  const env = { ...process.env, CODEX_HOME: codexHome };
-  const runMmo = () =>
+  // every referenced variable is set and the stdio command is on PATH, so validation is complete
+  const variables = {};
+  for (let i = 0; i < SERVERS; i++) {
+    for (const suffix of ['TOKEN', 'HOST', 'WORKSPACE']) variables[`SRV_${i}_${suffix}`] = 'x';
+  }
+  const env = {
+    ...process.env,
+    ...variables,
+    PATH: [join(root, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter),
+    CODEX_HOME: codexHome,
+  };
+  const runList = () =>
     timed(process.execPath, [cli, 'tool-mcp', 'list', '--json', '--config-dir', configDir], env);
+  const runValidate = () =>
+    timed(
+      process.execPath,
+      [cli, 'tool-mcp', 'validate', '--json', '--config-dir', configDir],
+      env,
+    );
   const runCodex = () => timed(codexBin, ['mcp', 'list', '--json'], env);
 
-  // both must list all 200 servers, or the comparison is meaningless
-  const mmo = runMmo();
+  // all must see all 200 servers (validate: all ok), or the comparison is meaningless
+  const list = runList();
+  const validate = runValidate();
   const codex = runCodex();
-  const mmoCount = mmo.status === 0 ? JSON.parse(mmo.stdout).servers.length : -1;
+  const listCount = list.status === 0 ? JSON.parse(list.stdout).servers.length : -1;
+  const validCount =
+    validate.status === 0 ? JSON.parse(validate.stdout).servers.filter((s) => s.ok).length : -1;
   const codexCount = codex.status === 0 ? JSON.parse(codex.stdout).length : -1;
-  if (mmoCount !== SERVERS || codexCount !== SERVERS) {
+  if (listCount !== SERVERS || validCount !== SERVERS || codexCount !== SERVERS) {
     throw new Error(
-      `expected ${SERVERS} servers from both; codex-mmo listed ${mmoCount} (exit ${mmo.status}), ` +
-        `codex listed ${codexCount} (exit ${codex.status})\n${mmo.stderr}${codex.stderr}`,
+      `expected ${SERVERS} servers from each; codex-mmo listed ${listCount} (exit ${list.status}), ` +
+        `validated ${validCount} (exit ${validate.status}), codex listed ${codexCount} (exit ${codex.status})\n` +
+        `${list.stderr}${validate.stderr}${codex.stderr}`,
     );
   }
 
   for (let i = 0; i < WARMUP; i++) {
-    runMmo();
+    runList();
+    runValidate();
     runCodex();
   }
   const load = () =>
@@ -175,36 +198,43 @@ try {
       .map((v) => v.toFixed(2))
       .join(' ');
   const loadBefore = load();
-  const mmoTimes = [];
-  const codexTimes = [];
-  const ratios = [];
+  const times = { list: [], validate: [], codex: [] };
+  const ratios = { list: [], validate: [] };
+  const runs = { list: runList, validate: runValidate, codex: runCodex };
+  // rotate the order every round, so no command always runs first or on a warmer cache
+  const orders = [
+    ['list', 'codex', 'validate'],
+    ['codex', 'validate', 'list'],
+    ['validate', 'list', 'codex'],
+    ['codex', 'list', 'validate'],
+  ];
   for (let i = 0; i < PAIRS; i++) {
-    // alternate which one goes first, so neither always runs on a warmer cache
-    let m;
-    let c;
-    if (i % 2 === 0) {
-      m = runMmo();
-      c = runCodex();
-    } else {
-      c = runCodex();
-      m = runMmo();
+    const round = {};
+    for (const name of orders[i % orders.length]) {
+      const r = runs[name]();
+      if (r.status !== 0) throw new Error(`${name} failed (exit ${r.status})\n${r.stderr}`);
+      round[name] = r.ms;
+      times[name].push(r.ms);
     }
-    if (m.status !== 0 || c.status !== 0) {
-      throw new Error(`a run failed (codex-mmo exit ${m.status}, codex exit ${c.status})`);
-    }
-    mmoTimes.push(m.ms);
-    codexTimes.push(c.ms);
-    ratios.push(m.ms / c.ms);
+    ratios.list.push(round.list / round.codex);
+    ratios.validate.push(round.validate / round.codex);
   }
-  const ratio = median(ratios);
   const f = (ms) => `${ms.toFixed(1)} ms`;
+  const row = (label, values) =>
+    `${label.padEnd(36)} median ${f(median(values))}  (min ${f(Math.min(...values))})`;
+  const verdict = (label, values) => {
+    const ratio = median(values);
+    return `median ratio ${label.padEnd(23)} ${ratio.toFixed(2)}x  (goal <= ${GOAL}x: ${ratio <= GOAL ? 'met' : 'NOT met'})`;
+  };
   process.stdout.write(
     [
-      `registry: ${SERVERS} servers in ${FRAGMENTS} fragments; ${PAIRS} alternating pairs after ${WARMUP} warm-up pairs (Node ${process.version})`,
+      `registry: ${SERVERS} servers in ${FRAGMENTS} fragments; ${PAIRS} rounds after ${WARMUP} warm-up rounds (Node ${process.version})`,
       `load average before ${loadBefore}, after ${load()} (${cpus().length} CPUs)`,
-      `codex-mmo tool-mcp list --json   median ${f(median(mmoTimes))}  (min ${f(Math.min(...mmoTimes))})`,
-      `codex mcp list --json            median ${f(median(codexTimes))}  (min ${f(Math.min(...codexTimes))})`,
-      `median ratio codex-mmo/codex     ${ratio.toFixed(2)}x  (goal <= ${GOAL}x: ${ratio <= GOAL ? 'met' : 'NOT met'})`,
+      row('codex-mmo tool-mcp validate --json', times.validate),
+      row('codex-mmo tool-mcp list --json', times.list),
+      row('codex mcp list --json', times.codex),
+      verdict('validate/codex', ratios.validate),
+      verdict('list/codex', ratios.list),
       '',
     ].join('\n'),
   );

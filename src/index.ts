@@ -720,3 +720,26 @@ export {
 export { CALLS_FILE, CallLog, callsFile, readCalls } from './gateway/call-log.js';
 export { startUpstream, type Upstream } from './gateway/upstream.js';
 export { GATEWAY_TOKEN_ENV_PREFIX, tokenEnvName } from './gateway/gateway-protocol.js';
+export {
+  keepReason,
+  pruneSessions,
+  type KeptReason,
+  type PruneSessionsOptions,
+  type PruneSessionsResult,
+  type PrunedSession,
+} from './session/prune-sessions.js';
+export {
+  pruneSnapshots,
+  SNAPSHOT_PRUNE_GRACE_MS,
+  type PruneSnapshotsOptions,
+  type PruneSnapshotsResult,
+} from './snapshot/prune-snapshots.js';
+export {
+  baseCodexHome,
+  modelAccess,
+  modelAccessDiagnostics,
+  modelSideCheck,
+  strictConfigDiagnostics,
+  type ModelAccess,
+  type ModelSideInput,
+} from './profile/doctor-model.js';

@@ -77,6 +77,10 @@ export const COMMANDS: Readonly<
       summary: "write a snapshot's Codex configuration",
       load: () => import('./commands/snapshot-render.js'),
     },
+    prune: {
+      summary: 'remove snapshots no session or installed pack references',
+      load: () => import('./commands/snapshot-prune.js'),
+    },
   },
   session: {
     list: { summary: 'list sessions', load: () => import('./commands/session-list.js') },
@@ -101,6 +105,10 @@ export const COMMANDS: Readonly<
     calls: {
       summary: "show a session's Tool MCP calls",
       load: () => import('./commands/session-calls.js'),
+    },
+    prune: {
+      summary: 'remove ended sessions (optionally only older ones)',
+      load: () => import('./commands/session-prune.js'),
     },
   },
   mesh: {

@@ -189,4 +189,18 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'info',
     meaning: 'registry problems that do not affect the profile (see tool-mcp validate)',
   },
+  // doctor's model side (doctor-model.ts)
+  'model-auth-missing': {
+    severity: 'warning',
+    meaning: 'no auth.json and no OPENAI_API_KEY for the OpenAI provider',
+  },
+  'model-provider-key-missing': {
+    severity: 'error',
+    meaning: "the selected provider's env_key variable is not set",
+  },
+  'codex-base-unknown-key': {
+    severity: 'error',
+    meaning: 'real Codex does not know a codex-base.toml key',
+  },
+  'codex-base-rejected': { severity: 'error', meaning: 'real Codex rejects codex-base.toml' },
 };

@@ -14,6 +14,9 @@ import {
 import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
 import { baseKeyDiagnostics } from '../codex/version-keys.js';
 import { loadCodexBase } from '../compile/codex-base.js';
+import type { CredentialSource } from '../registry/credentials-types.js';
+import { readConfigFile } from '../registry/read-config-file.js';
+import { modelSideCheck, type ModelAccess } from './doctor-model.js';
 import { configFiles, type Directories, type Environment } from '../paths/directories.js';
 import { loadCredentials } from '../registry/credentials.js';
 import type { VariablePresence } from '../registry/credentials-types.js';
@@ -73,6 +76,8 @@ export interface DoctorReport {
   readonly servers: DoctorServer[];
   /** The resolved plan, when grants resolved. */
   readonly plan?: ResolvedPlanJson;
+  /** Model login and provider key presence (names only, never values). */
+  readonly model?: ModelAccess;
 }
 
 interface GrantUse {
@@ -276,6 +281,8 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
     ...codexBase.diagnostics,
     ...baseKeyDiagnostics(codexBase.base, codexBase.file, codex.facts),
   );
+  const model = await modelSideOf(input, codexBase, credentials.source, codex.codex);
+  diagnostics.push(...model.diagnostics);
 
   const readiness: Readiness[] = [];
   for (const id of ids) {
@@ -348,5 +355,25 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
     pack: pack.dir,
     servers,
     ...(plan ? { plan: planToJson(plan) } : {}),
+    model: model.access,
+  });
+}
+
+/** The model-side checks (doctor-model.ts) with what doctor has already read. */
+async function modelSideOf(
+  input: DoctorInput,
+  codexBase: Awaited<ReturnType<typeof loadCodexBase>>,
+  credentials: CredentialSource,
+  codex: DoctorReport['codex'],
+): Promise<{ access: ModelAccess; diagnostics: Diagnostic[] }> {
+  const read = codexBase.exists ? await readConfigFile(codexBase.file) : undefined;
+  return modelSideCheck({
+    baseFile: codexBase.file,
+    ...(read?.kind === 'ok' ? { baseBytes: read.bytes } : {}),
+    base: codexBase.base,
+    env: input.env,
+    home: input.home,
+    credentials,
+    ...(codex.found && codex.path !== undefined ? { codexPath: codex.path } : {}),
   });
 }

@@ -22,6 +22,11 @@ export interface ReadinessContext {
   /** Home directory for `~/` paths. */
   readonly home: string;
   readonly credentials: CredentialSource;
+  /**
+   * Where commands were found during this check (bare name → location), shared by the entries of
+   * one validation so a command many servers use is searched on PATH once.
+   */
+  readonly commandCache?: Map<string, Promise<CommandLocation>>;
 }
 
 export interface Readiness {
@@ -162,7 +167,13 @@ export async function checkReadiness(
   let cwd: Readiness['cwd'];
 
   if (definition.transport === 'stdio') {
-    const location = await locateCommand(definition.command, ctx.env, ctx.home);
+    const cache = ctx.commandCache;
+    let pending = cache?.get(definition.command);
+    if (pending === undefined) {
+      pending = locateCommand(definition.command, ctx.env, ctx.home);
+      cache?.set(definition.command, pending);
+    }
+    const location = await pending;
     if (location.kind === 'found') {
       command = { name: definition.command, resolved: location.path };
     } else {

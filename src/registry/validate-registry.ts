@@ -136,6 +136,7 @@ export async function validateRegistry(
     env: ctx.env,
     home: ctx.home,
     credentials: credentials.source,
+    commandCache: new Map(),
   };
   if (onlyId !== undefined) {
     const lookup = lookupServer(registry, onlyId);
