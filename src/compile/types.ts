@@ -2,6 +2,7 @@
  * What rendering produces: the files of one Codex process's home (`config.toml` and one
  * `agents/<role>.toml` per reachable native role), as text keyed by relative path.
  */
+import type { BoundaryOptions } from './session-boundary.js';
 
 /**
  * The variable that carries a Codex process's mesh credential to its `mmo_mesh` server (listed
@@ -20,6 +21,11 @@ export interface RenderOptions {
   readonly home: string;
   /** Actual mesh server command; when absent a clearly marked placeholder is rendered. */
   readonly mesh?: MeshLaunch;
+  /**
+   * The session's read denies and the process's working directory; without them (a render for
+   * inspection) the permission profile denies nothing and no project is marked untrusted.
+   */
+  readonly boundary?: BoundaryOptions;
 }
 
 export interface RenderedHome {

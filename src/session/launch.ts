@@ -10,6 +10,7 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import type { ReadDeny } from '../compile/session-boundary.js';
 import type { MeshLaunch } from '../compile/types.js';
 import { describeError } from '../errors.js';
 import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
@@ -55,6 +56,14 @@ export interface LaunchContext {
   readonly home: string;
   readonly baseCodexHome: string;
   readonly cli: MeshLaunch;
+  /** What every process's shell may not read. */
+  readonly readDeny: ReadDeny;
+  /** The operator's directories, which no participant may work in. */
+  readonly stateDir: string;
+  readonly configDir: string;
+  readonly dataDir: string;
+  /** Most participants the session may start (default 8). */
+  readonly maxParticipants?: number;
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */
   readonly stdio: 'inherit' | 'pipe-stderr';
   readonly onStderr?: (chunk: string) => void;
@@ -142,6 +151,11 @@ export async function launchSession(
       codexBin: plan.command,
       cli: context.cli,
       defaultCwd: plan.cwd,
+      readDeny: context.readDeny,
+      forbiddenDirs: [context.configDir, context.dataDir, context.stateDir, context.baseCodexHome],
+      ...(context.maxParticipants !== undefined
+        ? { maxParticipants: context.maxParticipants }
+        : {}),
       onChange: (list) => {
         participants = list;
         watchParticipants();

@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 
 import { renderProcess } from '../compile/render-process.js';
+import type { BoundaryOptions } from '../compile/session-boundary.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { meshLaunchFor } from '../mesh/mesh-command.js';
@@ -40,6 +41,8 @@ export interface PrepareSessionInput {
   /** The resolved Codex binary. */
   readonly codexBin: string;
   readonly cwd: string;
+  /** What the session's shells may not read, and the root's working directory (real path). */
+  readonly boundary?: BoundaryOptions;
   /** The `exec` prompt. */
   readonly prompt?: string;
   /** Extra arguments for Codex (after `--` on the codex-mmo command line). */
@@ -142,6 +145,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
   const rendered = renderProcess(stored.snapshot, plan, rootRole, {
     home: input.home,
     mesh: meshLaunchFor(input.cli, input.sessionDir, rootRole),
+    ...(input.boundary !== undefined ? { boundary: input.boundary } : {}),
   });
   const started = input.now.toISOString();
   const record: SessionRecord = {

@@ -7,7 +7,7 @@
  * with its own home and environment). The tools each role's model is offered are compared with
  * the role's grants. A participant role that no process root may spawn is started on its own.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -22,6 +22,7 @@ import { locateCodex } from '../codex/find-codex.js';
 import { scriptedProviderConfig, startScriptedModel } from '../codex/scripted-model.js';
 import { compileProfile } from '../compile/compile-profile.js';
 import { renderProcess } from '../compile/render-process.js';
+import type { ReadDeny } from '../compile/session-boundary.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { writeRenderedHome } from '../compile/write-home.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -44,6 +45,7 @@ import { chooseSocketPath } from './launch.js';
 import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { processHomeDir } from './prepare-session.js';
 import { processEnvironment } from './process-env.js';
+import { sessionReadDeny } from './read-deny.js';
 import { SESSION_FORMAT } from './session-record.js';
 import { createSessionDir, writeSessionRecord } from './session-store.js';
 import {
@@ -198,6 +200,8 @@ interface Run {
   readonly cli: MeshLaunch;
   readonly modelUrl: string;
   readonly script: SmokeScript;
+  /** What the smoke processes' shells may not read: the operator's directories, whole. */
+  readonly readDeny: ReadDeny;
   readonly secrets: string[];
   readonly failures: SmokeServerFailure[];
   readonly diagnostics: Diagnostic[];
@@ -224,6 +228,7 @@ async function driveProcess(
   const rendered = renderProcess(run.snapshot, plan, process.root, {
     home: run.request.home,
     ...(withMesh ? { mesh: meshLaunchFor(run.cli, run.sessionDir, process.root) } : {}),
+    boundary: { deny: run.readDeny, cwd: await realpath(run.workdir).catch(() => run.workdir) },
   });
   await writeRenderedHome(withMesh ? rendered : smokeHome(rendered, run.modelUrl), home);
   const penv = processEnvironment(
@@ -448,6 +453,12 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     cli,
     modelUrl: model.baseUrl,
     script,
+    // the smoke session lives outside the state dir, so the state dir can be denied whole
+    readDeny: {
+      dirs: (await sessionReadDeny(request.dirs)).dirs.concat(
+        await realpath(request.dirs.stateDir).catch(() => request.dirs.stateDir),
+      ),
+    },
     secrets: [...credentials.source.secretValues()],
     failures: [],
     diagnostics: [],
@@ -485,6 +496,13 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       codexBin,
       cli,
       defaultCwd: run.workdir,
+      readDeny: run.readDeny,
+      forbiddenDirs: [
+        request.dirs.configDir,
+        request.dirs.dataDir,
+        request.dirs.stateDir,
+        request.dirs.baseCodexHome,
+      ],
     });
     const root = plan.processes.find((p) => p.root === plan.root);
     const live = broker;

@@ -15,6 +15,7 @@ import { loadCredentials } from '../registry/credentials.js';
 import { compileOrReuse } from './compile-memo.js';
 import { chooseSocketPath, type LaunchContext } from './launch.js';
 import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
+import { processBoundary, sessionReadDeny } from './read-deny.js';
 import { newSessionId } from './session-id.js';
 import { sessionDir } from './session-store.js';
 
@@ -91,6 +92,8 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const now = new Date();
   const id = newSessionId(now);
   const dir = sessionDir(request.dirs.stateDir, id);
+  const cwd = request.sessionCwd ?? request.cwd;
+  const readDeny = await sessionReadDeny(request.dirs);
   const plan = prepareSession({
     mode: request.mode,
     stored: compiled.stored,
@@ -103,7 +106,8 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     home: request.home,
     cli: request.cli,
     codexBin,
-    cwd: request.sessionCwd ?? request.cwd,
+    cwd,
+    boundary: await processBoundary(readDeny, cwd),
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
     codexArgs: request.codexArgs,
     pid: request.pid,
@@ -122,6 +126,10 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       home: request.home,
       baseCodexHome: request.dirs.baseCodexHome,
       cli: request.cli,
+      readDeny,
+      stateDir: request.dirs.stateDir,
+      configDir: request.dirs.configDir,
+      dataDir: request.dirs.dataDir,
     },
     diagnostics,
     snapshotCreated: compiled.created,

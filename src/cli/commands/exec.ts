@@ -1,5 +1,5 @@
 /**
- * `codex-mmo exec PROFILE PROMPT [--cwd DIR] [-- CODEX_ARGS]`: runs `codex exec` as the profile's
+ * `codex-mmo exec PROFILE PROMPT [--cwd DIR] [--max-participants N] [-- CODEX_ARGS]`: runs `codex exec` as the profile's
  * root role in a new session, and (shared with `run`) the launch itself: refuse before Codex
  * runs when a required variable is missing, forward signals, pass Codex's exit code through.
  */
@@ -9,10 +9,10 @@ import { defaultCliLaunch } from '../../mesh/mesh-command.js';
 import { launchSession } from '../../session/launch.js';
 import type { SessionMode } from '../../session/prepare-session.js';
 import { startSession } from '../../session/start-session.js';
-import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 
-const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--max-participants N] [-- CODEX_ARGS...]
 
 Run \`codex exec\` non-interactively as the root role of PROFILE (an installed pack name or a pack
 directory) in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -23,6 +23,7 @@ before Codex runs. Arguments after -- go to Codex. Codex's exit code is passed t
 
 Options:
   --cwd DIR            working directory of Codex (default: the current directory)
+  --max-participants N most participants the session runs at once (default 8)
 
 With --json, launch errors are printed as JSON on stdout and a JSON summary of the ended session
 is printed on stderr (stdout belongs to Codex).`;
@@ -40,7 +41,12 @@ export async function runSessionCommand(
   const own = separator < 0 ? args : args.slice(0, separator);
   const codexArgs = separator < 0 ? [] : args.slice(separator + 1);
   const count = mode === 'exec' ? 2 : 1;
-  const cmd = parseCommand(own, io, { cwd: { type: 'string' } }, { min: count, max: count });
+  const cmd = parseCommand(
+    own,
+    io,
+    { cwd: { type: 'string' }, 'max-participants': { type: 'string' } },
+    { min: count, max: count },
+  );
   if (cmd.help) return printHelp(io, usage);
   const [profile = '', prompt] = cmd.positionals;
   const cwdOption = cmd.values.cwd;
@@ -50,6 +56,16 @@ export async function runSessionCommand(
         ? cwdOption
         : resolve(io.cwd, cwdOption)
       : io.cwd;
+  const maxOption = cmd.values['max-participants'];
+  let maxParticipants: number | undefined;
+  if (typeof maxOption === 'string') {
+    maxParticipants = /^\d+$/.test(maxOption) ? Number(maxOption) : Number.NaN;
+    if (!Number.isSafeInteger(maxParticipants)) {
+      throw new UsageError(
+        `option '--max-participants' needs a whole number of participants (0 or more), not '${maxOption}'`,
+      );
+    }
+  }
 
   const started = await startSession({
     mode,
@@ -81,6 +97,7 @@ export async function runSessionCommand(
   }
   const running = await launchSession(plan, {
     ...started.context,
+    ...(maxParticipants !== undefined ? { maxParticipants } : {}),
     stdio: mode === 'run' ? 'inherit' : 'pipe-stderr',
     onStderr: (chunk) => {
       io.stderr(chunk);
