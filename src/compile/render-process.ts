@@ -25,6 +25,7 @@ import {
   shellEnvironmentPolicy,
   untrustedProjects,
 } from './session-boundary.js';
+import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { MESH_TOKEN_ENV, type MeshLaunch, type RenderedHome, type RenderOptions } from './types.js';
 
 /** Codex's approval policy for a directory that is not marked untrusted (measured 0.149, 0.171). */
@@ -203,6 +204,15 @@ function serversFor(
       hasMeshGrants(role),
       timeout,
     );
+  }
+  if (options.sessionMarker !== undefined) {
+    for (const table of Object.values(servers) as TomlTable[]) {
+      if (typeof table.command !== 'string') continue;
+      table.env = {
+        ...(table.env as TomlTable | undefined),
+        [SESSION_MARKER_ENV]: options.sessionMarker,
+      };
+    }
   }
   return servers;
 }

@@ -26,6 +26,11 @@ export interface RenderOptions {
    * inspection) the permission profile denies nothing and no project is marked untrusted.
    */
   readonly boundary?: BoundaryOptions;
+  /**
+   * The session id, set as `CODEX_MMO_SESSION` in every stdio server's `env`, so the session can
+   * find and end each server process even after Codex is gone (Codex puts each in its own group).
+   */
+  readonly sessionMarker?: string;
 }
 
 export interface RenderedHome {

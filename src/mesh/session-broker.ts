@@ -27,6 +27,7 @@ import type { Snapshot } from '../snapshot/types.js';
 import { authorize, roleOf, visibleRoles, type MeshAction } from './authorize.js';
 import { meshLaunchFor } from './mesh-command.js';
 import { checkParticipantCwd } from './participant-cwd.js';
+import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { MESH_TOKEN_ENV, MeshCredentials, type MeshIdentity } from './mesh-credential.js';
 import {
   LineDecoder,
@@ -67,6 +68,8 @@ export interface BrokerOptions {
   readonly readDeny?: ReadDeny;
   /** Directories no participant may work in or above: config, data and state dir, base Codex home. */
   readonly forbiddenDirs?: readonly string[];
+  /** Mark participants and their servers with `CODEX_MMO_SESSION=<sessionId>` (session-marker.ts). */
+  readonly markProcesses?: boolean;
   /** Most participants running at once in the session (default DEFAULT_MAX_PARTICIPANTS). */
   readonly maxParticipants?: number;
   /** Called whenever a participant appears or changes status. */
@@ -422,6 +425,7 @@ export class SessionBroker {
       ...(this.options.readDeny !== undefined
         ? { boundary: { deny: this.options.readDeny, cwd } }
         : {}),
+      ...(this.options.markProcesses === true ? { sessionMarker: this.options.sessionId } : {}),
     });
     try {
       await writeProcessHome(rendered, homeDir, this.options.baseCodexHome);
@@ -431,8 +435,11 @@ export class SessionBroker {
     const token = process.mesh
       ? this.tokens.issue({ process: args.role, participant: id })
       : undefined;
-    const env =
-      token === undefined ? environment.env : { ...environment.env, [MESH_TOKEN_ENV]: token };
+    const marked =
+      this.options.markProcesses === true
+        ? { ...environment.env, [SESSION_MARKER_ENV]: this.options.sessionId }
+        : environment.env;
+    const env = token === undefined ? marked : { ...marked, [MESH_TOKEN_ENV]: token };
     const secrets = [
       ...environment.secrets,
       ...this.options.credentials.secretValues(),

@@ -24,6 +24,7 @@ import { removeAuthCopies, writeProcessHome } from './codex-home.js';
 import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
 import { exitCodeOf } from '../process/process-control.js';
+import { endMarkedProcesses } from '../process/session-marker.js';
 import {
   isActiveStatus,
   type SessionProcess,
@@ -152,6 +153,7 @@ export async function launchSession(
       cli: context.cli,
       defaultCwd: plan.cwd,
       readDeny: context.readDeny,
+      markProcesses: true,
       forbiddenDirs: [context.configDir, context.dataDir, context.stateDir, context.baseCodexHome],
       ...(context.maxParticipants !== undefined
         ? { maxParticipants: context.maxParticipants }
@@ -191,7 +193,7 @@ export async function launchSession(
     stdio,
   });
   let spawnError: Error | undefined;
-  const forwarded = { signal: false };
+  const forwarded: { signal: NodeJS.Signals | undefined } = { signal: undefined };
   const logFile = join(paths.logs, 'codex.stderr.log');
   let stderrTail = '';
   let logChain: Promise<void> = Promise.resolve();
@@ -226,7 +228,11 @@ export async function launchSession(
   const pid = child.pid;
   // if this process is killed outright, the watchdog ends Codex and the participants
   if (pid !== undefined) {
-    watchdog = startWatchdog(pid);
+    watchdog = startWatchdog(pid, undefined, {
+      id: plan.id,
+      homesDir: paths.homes,
+      socketPath: plan.record.mesh_socket,
+    });
     watchParticipants();
   }
   await writer.update((r) =>
@@ -240,12 +246,17 @@ export async function launchSession(
     const { code, signal } = await exit;
     masked.end();
     await broker.close();
+    // whatever Codex left behind: Tool MCP servers in their own process groups, app-server daemons
+    await endMarkedProcesses(plan.id);
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session
     await Promise.all([logChain, removeAuthCopies(paths.homes)]);
-    const exitCode = spawnError !== undefined ? 127 : exitCodeOf(code, signal);
+    const codexExit = spawnError !== undefined ? 127 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
-    const stopped = forwarded.signal || (await stopRequested(plan.dir));
+    const stopped = forwarded.signal !== undefined || (await stopRequested(plan.dir));
+    // a stopped session never reports success, even when Codex ended cleanly on the signal
+    const exitCode =
+      stopped && codexExit === 0 ? exitCodeOf(null, forwarded.signal ?? 'SIGTERM') : codexExit;
     const requiredFailure = /required MCP servers? failed to initiali[sz]e[^\n]*/i.exec(stderrTail);
     let status: SessionStatus;
     let error: string | undefined;
@@ -290,7 +301,7 @@ export async function launchSession(
     broker,
     signal(signal: NodeJS.Signals): void {
       if (child.exitCode === null && child.signalCode === null) {
-        forwarded.signal = true;
+        forwarded.signal = signal;
         try {
           child.kill(signal);
         } catch {

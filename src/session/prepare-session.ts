@@ -16,6 +16,7 @@ import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
+import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { findProcess, processEnvironment } from './process-env.js';
 import { SESSION_FORMAT, type SessionRecord } from './session-record.js';
 import { sessionPaths } from './session-store.js';
@@ -49,6 +50,8 @@ export interface PrepareSessionInput {
   readonly codexArgs: readonly string[];
   /** The supervising process (this codex-mmo) recorded in the session. */
   readonly pid: number;
+  /** Its start time (`/proc/<pid>/stat`), recorded so a reused pid is never taken for it. */
+  readonly pidStart?: string;
   readonly now: Date;
 }
 
@@ -113,7 +116,8 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
       input.credentials,
       homeDir,
     );
-    env = environment.env;
+    // the marker that lets the session find every process it started (never a bare pid)
+    env = { ...environment.env, [SESSION_MARKER_ENV]: input.sessionId };
     secrets = [...environment.secrets, ...input.credentials.secretValues()];
     diagnostics.push(...environment.diagnostics);
   }
@@ -146,6 +150,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     home: input.home,
     mesh: meshLaunchFor(input.cli, input.sessionDir, rootRole),
     ...(input.boundary !== undefined ? { boundary: input.boundary } : {}),
+    sessionMarker: input.sessionId,
   });
   const started = input.now.toISOString();
   const record: SessionRecord = {
@@ -158,6 +163,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     started,
     status: 'starting',
     pid: input.pid,
+    ...(input.pidStart !== undefined ? { pid_start: input.pidStart } : {}),
     mesh_socket: input.socketPath,
     processes: [
       {

@@ -15,6 +15,7 @@ import { loadCredentials } from '../registry/credentials.js';
 import { compileOrReuse } from './compile-memo.js';
 import { chooseSocketPath, type LaunchContext } from './launch.js';
 import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
+import { processStartTime } from '../process/session-marker.js';
 import { processBoundary, sessionReadDeny } from './read-deny.js';
 import { newSessionId } from './session-id.js';
 import { sessionDir } from './session-store.js';
@@ -94,6 +95,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const dir = sessionDir(request.dirs.stateDir, id);
   const cwd = request.sessionCwd ?? request.cwd;
   const readDeny = await sessionReadDeny(request.dirs);
+  const pidStart = processStartTime(request.pid);
   const plan = prepareSession({
     mode: request.mode,
     stored: compiled.stored,
@@ -111,6 +113,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
     codexArgs: request.codexArgs,
     pid: request.pid,
+    ...(pidStart !== undefined ? { pidStart } : {}),
     now,
   });
   diagnostics.push(...plan.diagnostics);

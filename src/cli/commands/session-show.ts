@@ -3,6 +3,7 @@
  * process, status, every Codex process with its home and status). ID may be a unique prefix.
  */
 import { isAlive } from '../../process/process-control.js';
+import { livenessFor } from '../../process/session-marker.js';
 import { effectiveRecord } from '../../session/session-record.js';
 import { locateSession, readSessionRecord } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
@@ -18,7 +19,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
   if (cmd.help) return printHelp(io, USAGE);
   const dir = await locateSession(cmd.dirs.stateDir, cmd.positionals[0] ?? '');
-  const record = effectiveRecord(await readSessionRecord(dir), isAlive);
+  const stored = await readSessionRecord(dir);
+  const record = effectiveRecord(stored, livenessFor(stored.pid, stored.pid_start, isAlive));
   if (cmd.json) {
     printJson(io, { ...record, dir });
     return EXIT_OK;
