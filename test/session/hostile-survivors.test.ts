@@ -37,7 +37,9 @@ const releases: (() => void)[] = [];
 
 function hang(): Promise<ScriptedItem[]> {
   return new Promise((resolve) =>
-    releases.push(() => resolve([{ type: 'message', text: 'late' }])),
+    releases.push(() => {
+      resolve([{ type: 'message', text: 'late' }]);
+    }),
   );
 }
 
