@@ -32,6 +32,8 @@ export const COMPILER_OWNED_KEYS: Readonly<Record<string, string>> = {
     "the sandbox comes from each role's `permissions` and `network_access` in the profile pack",
   permissions: "the sandbox comes from each role's `permissions` in the profile pack",
   default_permissions: "the sandbox comes from each role's `permissions` in the profile pack",
+  projects:
+    'every session marks its working directory and the directories above it untrusted, so no project-local .codex/config.toml (its MCP servers included) reaches a session; write the settings you want in codex-base.toml itself, and Tool MCP servers in tool-mcp.d/*.toml',
   profile:
     'a Codex configuration profile could replace compiled settings; write the settings directly in codex-base.toml',
   profiles:
@@ -91,6 +93,42 @@ function checkAgentsTable(
         `\`agents.${key}\` must be ${expected === 'integer' ? 'a non-negative integer' : `a ${expected}`}`,
       );
     }
+  }
+}
+
+/**
+ * Settings that would undo the session boundary (DESIGN §9): a shell environment inheriting
+ * every variable or dropping Codex's KEY/SECRET/TOKEN excludes, and shell snapshots switched on.
+ */
+function checkBoundarySettings(
+  key: string,
+  value: unknown,
+  report: (code: string, path: KeyPath, message: string) => void,
+): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return;
+  const table = value as Record<string, unknown>;
+  if (key === 'shell_environment_policy') {
+    if (table.inherit !== undefined && table.inherit !== 'core' && table.inherit !== 'none') {
+      report(
+        'codex-base-owned-key',
+        [key, 'inherit'],
+        'the model\'s shell starts from Codex\'s core variables (`inherit = "core"`) so no credential of the process reaches it; use `"core"` or `"none"`, and `set` for further literal variables',
+      );
+    }
+    if (table.ignore_default_excludes === true) {
+      report(
+        'codex-base-owned-key',
+        [key, 'ignore_default_excludes'],
+        "Codex's KEY/SECRET/TOKEN excludes keep credentials out of the model's shell; remove `ignore_default_excludes`",
+      );
+    }
+  }
+  if (key === 'features' && table.shell_snapshot === true) {
+    report(
+      'codex-base-owned-key',
+      [key, 'shell_snapshot'],
+      "shell snapshots store the shell's environment in the Codex home and outlive the session; every session renders `shell_snapshot = false`, remove the key",
+    );
   }
 }
 
@@ -174,6 +212,7 @@ function checkBaseTable(table: TomlTable, file: string, positions: KeyPositions)
       checkAgentsTable(value, report);
       continue;
     }
+    checkBoundarySettings(key, value, report);
     const instead = Object.hasOwn(COMPILER_OWNED_KEYS, key) ? COMPILER_OWNED_KEYS[key] : undefined;
     if (instead !== undefined) {
       report('codex-base-owned-key', [key], `\`${key}\` is written by the compiler: ${instead}`);

@@ -18,11 +18,20 @@ import {
   type ResolvedProcess,
   type RoleSpec,
 } from '../profile/types.js';
-import { RESERVED_SERVER_ID, type ServerDefinition } from '../registry/types.js';
+import { RESERVED_SERVER_ID, referencedEnvVars, type ServerDefinition } from '../registry/types.js';
 import type { Snapshot } from '../snapshot/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
+import {
+  featuresWithoutSnapshots,
+  sandboxSettings,
+  shellEnvironmentPolicy,
+  untrustedProjects,
+} from './session-boundary.js';
+import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { MESH_TOKEN_ENV, type MeshLaunch, type RenderedHome, type RenderOptions } from './types.js';
 
+/** Codex's approval policy for a directory that is not marked untrusted (measured 0.149, 0.171). */
+export const DEFAULT_APPROVAL_POLICY = 'on-request';
 /** Marks the session directory in a rendered `mmo_mesh` entry before launch fills it in. */
 export const MESH_SESSION_PLACEHOLDER = '<filled-in-at-launch>';
 /** Startup timeout of the runtime-owned `mmo_mesh` server (a local Node process). */
@@ -151,19 +160,16 @@ function roleOf(snapshot: Snapshot, name: string): RoleSpec {
 }
 
 /**
- * Settings every role carries: instructions, model and sandbox. `network_access` can only be
- * rendered for the workspace-write sandbox (`sandbox_workspace_write.network_access`), the one
- * Codex 0.149 has a switch for; for read-only (never network) and full access (never
- * restricted) it has no Codex equivalent, and pack validation warns about it
- * (`network-access-ignored`) rather than this function dropping it silently.
+ * Settings every role carries: instructions, model and sandbox. The sandbox is a filesystem
+ * permission profile (session-boundary.ts) whose network switch renders `network_access` for
+ * workspace-write; for read-only (never network) and full access (never restricted) it has no
+ * Codex equivalent, and pack validation warns about it (`network-access-ignored`) rather than
+ * this function dropping it silently.
  */
-function roleSettings(role: RoleSpec, into: TomlTable): void {
+function roleSettings(role: RoleSpec, options: RenderOptions, into: TomlTable): void {
   if (role.model !== undefined) into.model = role.model;
   into.developer_instructions = role.instructions;
-  into.sandbox_mode = SANDBOX_MODES[role.permissions];
-  if (role.permissions === 'workspace-write') {
-    into.sandbox_workspace_write = { network_access: role.network_access };
-  }
+  sandboxSettings(role.permissions, role.network_access, options.boundary?.deny, into);
 }
 
 /** The `[mcp_servers]` of one role of a process: every server of the process, that role's grants. */
@@ -201,22 +207,31 @@ function serversFor(
       timeout,
     );
   }
+  if (options.sessionMarker !== undefined) {
+    for (const table of Object.values(servers) as TomlTable[]) {
+      if (typeof table.command !== 'string') continue;
+      table.env = {
+        ...(table.env as TomlTable | undefined),
+        [SESSION_MARKER_ENV]: options.sessionMarker,
+      };
+    }
+  }
   return servers;
 }
 
 /**
- * The operator's `shell_environment_policy` with the mesh credential's variable added to its
- * `exclude` list: `mmo_mesh` receives the credential through `env_vars`, the model's shell
- * commands never do (Codex 0.149 passes every variable to them by default).
+ * The names the model's shell must never see in this process: every variable its servers
+ * reference and the mesh credential (Codex passes every variable to shells by default).
  */
-function excludeMeshToken(policy: unknown): TomlTable {
-  const table: TomlTable =
-    typeof policy === 'object' && policy !== null && !Array.isArray(policy)
-      ? { ...(policy as TomlTable) }
-      : {};
-  const exclude: unknown[] = Array.isArray(table.exclude) ? table.exclude : [];
-  table.exclude = exclude.includes(MESH_TOKEN_ENV) ? exclude : [...exclude, MESH_TOKEN_ENV];
-  return table;
+function shellExcludes(snapshot: Snapshot, process: ResolvedProcess): string[] {
+  const names = new Set<string>(process.env);
+  for (const id of process.servers) {
+    const definition = snapshot.servers[id];
+    if (definition === undefined) continue;
+    for (const name of referencedEnvVars(definition)) names.add(name);
+  }
+  if (process.mesh) names.add(MESH_TOKEN_ENV);
+  return [...names].sort();
 }
 
 /** The TOML tables of one process's home, before serialisation: `config.toml` and role files. */
@@ -229,10 +244,18 @@ export function renderProcessTables(
   const process = processOf(plan, processRoot);
   const root = roleOf(snapshot, process.root);
   const config = deepCopy(snapshot.base);
-  roleSettings(root, config);
+  roleSettings(root, options, config);
   config.mcp_servers = serversFor(snapshot, plan, process, process.root, options);
-  if (process.mesh) {
-    config.shell_environment_policy = excludeMeshToken(config.shell_environment_policy);
+  config.shell_environment_policy = shellEnvironmentPolicy(
+    config.shell_environment_policy,
+    shellExcludes(snapshot, process),
+  );
+  config.features = featuresWithoutSnapshots(config.features);
+  if (options.boundary !== undefined) {
+    config.projects = untrustedProjects(options.boundary.cwd);
+    // an untrusted directory would otherwise default to asking for every command not known to
+    // be safe; keep Codex's usual default, the sandbox decides what a command may do
+    config.approval_policy ??= DEFAULT_APPROVAL_POLICY;
   }
   const natives = process.roles.filter((name) => name !== process.root);
   const roles = new Map<string, TomlTable>();
@@ -244,7 +267,7 @@ export function renderProcessTables(
       const role = roleOf(snapshot, name);
       agents[name] = { description: role.description, config_file: `agents/${name}.toml` };
       const file: TomlTable = { name, description: role.description };
-      roleSettings(role, file);
+      roleSettings(role, options, file);
       file.mcp_servers = serversFor(snapshot, plan, process, name, options);
       roles.set(name, file);
     }

@@ -2,6 +2,7 @@
  * What rendering produces: the files of one Codex process's home (`config.toml` and one
  * `agents/<role>.toml` per reachable native role), as text keyed by relative path.
  */
+import type { BoundaryOptions } from './session-boundary.js';
 
 import type { CodexVersionFacts } from '../codex/codex-versions.js';
 
@@ -27,6 +28,16 @@ export interface RenderOptions {
    * the newest supported version).
    */
   readonly codex?: CodexVersionFacts;
+  /**
+   * The session's read denies and the process's working directory; without them (a render for
+   * inspection) the permission profile denies nothing and no project is marked untrusted.
+   */
+  readonly boundary?: BoundaryOptions;
+  /**
+   * The session id, set as `CODEX_MMO_SESSION` in every stdio server's `env`, so the session can
+   * find and end each server process even after Codex is gone (Codex puts each in its own group).
+   */
+  readonly sessionMarker?: string;
 }
 
 export interface RenderedHome {

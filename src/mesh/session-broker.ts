@@ -8,20 +8,21 @@
  * A connection is identified by the mesh credential it presents (issued here for the session root
  * and for each participant), never by the role or participant id it claims.
  */
-import { stat, unlink, chmod } from 'node:fs/promises';
+import { unlink, chmod } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
 import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { renderProcess } from '../compile/render-process.js';
+import type { ReadDeny } from '../compile/session-boundary.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
 import type { SessionGateway } from '../gateway/session-gateway.js';
 import type { Environment } from '../paths/directories.js';
-import type { ResolvedPlan } from '../profile/types.js';
+import type { ResolvedPlan, ResolvedProcess, ResolvedRole } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import { removeAuth, writeProcessHome } from '../session/codex-home.js';
 import { maskSecrets } from '../diagnostics/mask-secrets.js';
@@ -29,6 +30,8 @@ import { findProcess, processEnvironment } from '../session/process-env.js';
 import type { Snapshot } from '../snapshot/types.js';
 import { authorize, roleOf, visibleRoles, type MeshAction } from './authorize.js';
 import { meshLaunchFor } from './mesh-command.js';
+import { checkParticipantCwd } from './participant-cwd.js';
+import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { MESH_TOKEN_ENV, MeshCredentials, type MeshIdentity } from './mesh-credential.js';
 import {
   LineDecoder,
@@ -64,10 +67,21 @@ export interface BrokerOptions {
   readonly codex?: CodexVersionFacts;
   /** The command prefix that runs the codex-mmo CLI (for participants' own `mmo_mesh`). */
   readonly cli: MeshLaunch;
-  /** Working directory of participants spawned without `cwd`. */
+  /**
+   * The session's working directory: participants spawned without `cwd` work there, and any
+   * `cwd` given must be it or below it.
+   */
   readonly defaultCwd: string;
   /** The session's Tool MCP gateway: participants reach their servers through it. */
   readonly gateway?: SessionGateway;
+  /** What every participant's shell may not read (rendered into its permission profile). */
+  readonly readDeny?: ReadDeny;
+  /** Directories no participant may work in or above: config, data and state dir, base Codex home. */
+  readonly forbiddenDirs?: readonly string[];
+  /** Mark participants and their servers with `CODEX_MMO_SESSION=<sessionId>` (session-marker.ts). */
+  readonly markProcesses?: boolean;
+  /** Most participants running at once in the session (default DEFAULT_MAX_PARTICIPANTS). */
+  readonly maxParticipants?: number;
   /** Called whenever a participant appears or changes status. */
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
   /** Adapts a participant's rendered home before it is written (the session's model wire). */
@@ -86,6 +100,11 @@ export interface BrokerOptions {
 }
 
 const ROOT_OWNER = 'root';
+
+/** Participants a session runs at once unless `--max-participants` says otherwise. */
+export const DEFAULT_MAX_PARTICIPANTS = 8;
+
+const FORBIDDEN_NAMES = ['config dir', 'data dir', 'state dir', 'base Codex home'];
 
 function text(params: Record<string, unknown>, key: string, required = true): string | undefined {
   const value = params[key];
@@ -114,6 +133,7 @@ export class SessionBroker {
   private readonly tokens = new MeshCredentials();
   private readonly rootTokenValue: string;
   private counter = 0;
+  private reserved = 0;
   private closing = false;
   private server: Server | undefined;
 
@@ -375,12 +395,45 @@ export class SessionBroker {
         `profile '${plan.profile}' has no participant process for role '${args.role}'`,
       );
     }
-    const cwd = args.cwd ?? this.options.defaultCwd;
-    if (!isAbsolute(cwd)) throw new MeshError('invalid', `cwd '${cwd}' must be an absolute path`);
-    const info = await stat(cwd).catch(() => undefined);
-    if (info?.isDirectory() !== true) {
-      throw new MeshError('invalid', `cwd '${cwd}' is not an existing directory`);
+    const max = this.options.maxParticipants ?? DEFAULT_MAX_PARTICIPANTS;
+    const running = [...this.participants.values()].filter((p) => !p.finished).length;
+    // spawns still being prepared count too, so concurrent calls cannot pass the cap together
+    if (running + this.reserved >= max) {
+      throw new MeshError(
+        'refused',
+        `the session already runs ${running + this.reserved} participants, its limit (--max-participants ${max}); stop one with stop_participant first`,
+      );
     }
+    this.reserved++;
+    const slot = { held: true };
+    const release = (): void => {
+      if (slot.held) this.reserved--;
+      slot.held = false;
+    };
+    try {
+      return await this.spawnReserved(caller, args, process, resolved, release);
+    } finally {
+      release();
+    }
+  }
+
+  private async spawnReserved(
+    caller: MeshCaller,
+    args: SpawnArgs,
+    process: ResolvedProcess,
+    resolved: ResolvedRole,
+    /** Called once the participant is listed (it counts towards the cap from then on). */
+    listed: () => void,
+  ): Promise<ParticipantInfo> {
+    const { snapshot, plan } = this.options;
+    const cwd = await checkParticipantCwd(
+      args.cwd ?? this.options.defaultCwd,
+      this.options.defaultCwd,
+      (this.options.forbiddenDirs ?? []).map((path, i) => ({
+        name: FORBIDDEN_NAMES[i] ?? 'codex-mmo directory',
+        path,
+      })),
+    );
     const id = `${args.role}-${++this.counter}`;
     const homeDir = join(this.options.sessionDir, 'homes', id);
     const environment = processEnvironment(
@@ -402,6 +455,10 @@ export class SessionBroker {
       home: this.options.home,
       mesh: meshLaunchFor(this.options.cli, this.options.sessionDir, args.role, id),
       ...(this.options.codex !== undefined ? { codex: this.options.codex } : {}),
+      ...(this.options.readDeny !== undefined
+        ? { boundary: { deny: this.options.readDeny, cwd } }
+        : {}),
+      ...(this.options.markProcesses === true ? { sessionMarker: this.options.sessionId } : {}),
     });
     const relayed = this.options.gateway?.prepareProcess({
       processId: id,
@@ -421,7 +478,11 @@ export class SessionBroker {
     const token = process.mesh
       ? this.tokens.issue({ process: args.role, participant: id })
       : undefined;
-    const env = token === undefined ? processEnv : { ...processEnv, [MESH_TOKEN_ENV]: token };
+    const marked =
+      this.options.markProcesses === true
+        ? { ...processEnv, [SESSION_MARKER_ENV]: this.options.sessionId }
+        : processEnv;
+    const env = token === undefined ? marked : { ...marked, [MESH_TOKEN_ENV]: token };
     const secrets = [
       ...environment.secrets,
       ...(relayed?.tokens ?? []),
@@ -469,6 +530,7 @@ export class SessionBroker {
       },
     );
     this.participants.set(id, participant);
+    listed();
     this.changed();
     try {
       await ready;

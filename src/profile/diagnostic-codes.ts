@@ -40,6 +40,16 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     meaning:
       'network_access = true with read-only, or false with full-access: Codex has no such setting, so it has no effect',
   },
+  'self-spawn': {
+    severity: 'warning',
+    meaning:
+      'a role lists itself in spawn: its participants can start one another up to the participant limit',
+  },
+  'sandbox-reads-unrestricted': {
+    severity: 'warning',
+    meaning:
+      'a full-access role: Codex cannot deny its shell reads of operator files or other processes',
+  },
   'unknown-key': {
     severity: 'error',
     meaning: 'a key the pack format does not have (with a suggestion)',

@@ -388,6 +388,23 @@ export function validatePackToml(source: FragmentSource): PackValidation {
       refs[key] = roleList(table[key], [...rolePath, key], key);
     }
 
+    if (refs.spawn.includes(roleName)) {
+      report(
+        'self-spawn',
+        [...rolePath, 'spawn'],
+        `role \`${roleName}\` lists itself in \`spawn\`: each of its participants may start another, one after the other, until the session's participant limit (--max-participants, default 8) refuses; remove \`${roleName}\` from its own spawn list unless that chain is intended`,
+        'warning',
+      );
+    }
+    if (permissions === 'full-access') {
+      report(
+        'sandbox-reads-unrestricted',
+        [...rolePath, 'permissions'],
+        `role \`${roleName}\` runs with permissions = "full-access": Codex cannot deny reads without a sandbox, so its shell commands can read every file the user can (credentials.env, the base Codex home's auth.json, other processes' homes and rollouts) and /proc/<pid>/environ of every process of the user, Tool MCP credentials of Codex processes included. Use "workspace-write" or "read-only" to keep those files unreadable`,
+        'warning',
+      );
+    }
+
     const grants = validateGrants(roleName, table.tool_mcp_servers, [
       ...rolePath,
       'tool_mcp_servers',

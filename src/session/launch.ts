@@ -18,6 +18,7 @@ import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 
 import type { CodexVersionFacts } from '../codex/codex-versions.js';
+import type { ReadDeny } from '../compile/session-boundary.js';
 import type { MeshLaunch } from '../compile/types.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
@@ -33,6 +34,7 @@ import { removeAuthCopies, writeProcessHome } from './codex-home.js';
 import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
 import { exitCodeOf } from '../process/process-control.js';
+import { endMarkedProcesses } from '../process/session-marker.js';
 import {
   isActiveStatus,
   type SessionProcess,
@@ -70,6 +72,14 @@ export interface LaunchContext {
   readonly cli: MeshLaunch;
   /** The Codex version's row of the version table, for participants' homes (default: newest). */
   readonly codex?: CodexVersionFacts;
+  /** What every process's shell may not read. */
+  readonly readDeny: ReadDeny;
+  /** The operator's directories, which no participant may work in. */
+  readonly stateDir: string;
+  readonly configDir: string;
+  readonly dataDir: string;
+  /** Most participants the session may start (default 8). */
+  readonly maxParticipants?: number;
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */
   readonly stdio: 'inherit' | 'pipe-stderr';
   readonly onStderr?: (chunk: string) => void;
@@ -236,6 +246,12 @@ export async function launchSession(
         supervision.notification(participant, role, n);
       },
       gateway,
+      readDeny: context.readDeny,
+      markProcesses: true,
+      forbiddenDirs: [context.configDir, context.dataDir, context.stateDir, context.baseCodexHome],
+      ...(context.maxParticipants !== undefined
+        ? { maxParticipants: context.maxParticipants }
+        : {}),
       onChange: (list) => {
         participants = list;
         for (const p of list) {
@@ -288,7 +304,7 @@ export async function launchSession(
   const meshRoot = context.plan.processes.some((p) => p.root === context.plan.root && p.mesh);
   const env = meshRoot ? { ...relayed.env, [MESH_TOKEN_ENV]: broker.rootToken } : relayed.env;
   const secrets = [...plan.secrets, broker.rootToken, ...relayed.tokens];
-  const forwarded = { signal: false };
+  const forwarded: { signal: NodeJS.Signals | undefined } = { signal: undefined };
   const logFile = join(paths.logs, 'codex.stderr.log');
   let stderrTail = '';
   let logChain: Promise<void> = Promise.resolve();
@@ -371,7 +387,11 @@ export async function launchSession(
   const pid = execRoot !== undefined ? execRoot.pid : child?.pid;
   // if this process is killed outright, the watchdog ends Codex and the participants
   if (pid !== undefined) {
-    watchdog = startWatchdog(pid);
+    watchdog = startWatchdog(pid, undefined, {
+      id: plan.id,
+      homesDir: paths.homes,
+      socketPath: plan.record.mesh_socket,
+    });
     watchParticipants();
   }
   supervision.event({ process: 'root', role: plan.rootRole, type: 'process.started' });
@@ -391,13 +411,18 @@ export async function launchSession(
     await broker.close();
     await wire.close();
     await gateway.close();
+    // whatever Codex left behind: Tool MCP servers in their own process groups, app-server daemons
+    await endMarkedProcesses(plan.id);
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session
     await Promise.all([logChain, removeAuthCopies(paths.homes)]);
     // a Codex that cannot be started is codex-mmo's own failure: exit 1, not a shell's 127
-    const exitCode = spawnError !== undefined ? 1 : exitCodeOf(code, signal);
+    const codexExit = spawnError !== undefined ? 1 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
-    const stopped = forwarded.signal || (await stopRequested(plan.dir));
+    const stopped = forwarded.signal !== undefined || (await stopRequested(plan.dir));
+    // a stopped session never reports success, even when Codex ended cleanly on the signal
+    const exitCode =
+      stopped && codexExit === 0 ? exitCodeOf(null, forwarded.signal ?? 'SIGTERM') : codexExit;
     const requiredFailure = /required MCP servers? failed to initiali[sz]e[^\n]*/i.exec(
       execOutcome?.error ?? stderrTail,
     );
@@ -462,12 +487,12 @@ export async function launchSession(
     supervision,
     signal(signal: NodeJS.Signals): void {
       if (execRoot !== undefined) {
-        forwarded.signal = true;
+        forwarded.signal = signal;
         execRoot.stop();
         return;
       }
       if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-        forwarded.signal = true;
+        forwarded.signal = signal;
         try {
           child.kill(signal);
         } catch {

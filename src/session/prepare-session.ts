@@ -9,6 +9,7 @@ import { join } from 'node:path';
 
 import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { renderProcess } from '../compile/render-process.js';
+import type { BoundaryOptions } from '../compile/session-boundary.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { meshLaunchFor } from '../mesh/mesh-command.js';
@@ -16,6 +17,7 @@ import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
+import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { findProcess, processEnvironment } from './process-env.js';
 import { SESSION_FORMAT, type SessionRecord } from './session-record.js';
 import { sessionPaths } from './session-store.js';
@@ -43,12 +45,16 @@ export interface PrepareSessionInput {
   /** Its row of the version table: rendering emits only keys it accepts (default: newest). */
   readonly codex?: CodexVersionFacts;
   readonly cwd: string;
+  /** What the session's shells may not read, and the root's working directory (real path). */
+  readonly boundary?: BoundaryOptions;
   /** The `exec` prompt. */
   readonly prompt?: string;
   /** Extra arguments for Codex (after `--` on the codex-mmo command line). */
   readonly codexArgs: readonly string[];
   /** The supervising process (this codex-mmo) recorded in the session. */
   readonly pid: number;
+  /** Its start time (`/proc/<pid>/stat`), recorded so a reused pid is never taken for it. */
+  readonly pidStart?: string;
   readonly now: Date;
 }
 
@@ -115,7 +121,8 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
       input.credentials,
       homeDir,
     );
-    env = environment.env;
+    // the marker that lets the session find every process it started (never a bare pid)
+    env = { ...environment.env, [SESSION_MARKER_ENV]: input.sessionId };
     secrets = [...environment.secrets, ...input.credentials.secretValues()];
     diagnostics.push(...environment.diagnostics);
   }
@@ -148,6 +155,8 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     home: input.home,
     mesh: meshLaunchFor(input.cli, input.sessionDir, rootRole),
     ...(input.codex !== undefined ? { codex: input.codex } : {}),
+    ...(input.boundary !== undefined ? { boundary: input.boundary } : {}),
+    sessionMarker: input.sessionId,
   });
   const started = input.now.toISOString();
   const record: SessionRecord = {
@@ -160,6 +169,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     started,
     status: 'starting',
     pid: input.pid,
+    ...(input.pidStart !== undefined ? { pid_start: input.pidStart } : {}),
     mesh_socket: input.socketPath,
     processes: [
       {

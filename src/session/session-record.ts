@@ -44,6 +44,8 @@ export interface SessionRecord {
   readonly error?: string;
   /** The supervising codex-mmo process (it owns the mesh socket and the participants). */
   readonly pid: number;
+  /** The supervisor's start time (`/proc/<pid>/stat`), so a reused pid is never taken for it. */
+  readonly pid_start?: string;
   /** Unix socket the session's `mmo_mesh` servers talk to. */
   readonly mesh_socket: string;
   /** Unix socket on which the supervisor answers `session approvals|approve|deny`. */

@@ -7,7 +7,7 @@
  * with its own home and environment). The tools each role's model is offered are compared with
  * the role's grants. A participant role that no process root may spawn is started on its own.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -23,6 +23,7 @@ import type { CodexVersionFacts } from '../codex/codex-versions.js';
 import { scriptedProviderConfig, startScriptedModel } from '../codex/scripted-model.js';
 import { compileProfile } from '../compile/compile-profile.js';
 import { renderProcess } from '../compile/render-process.js';
+import type { ReadDeny } from '../compile/session-boundary.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { writeRenderedHome } from '../compile/write-home.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
@@ -45,6 +46,7 @@ import { chooseSocketPath } from './launch.js';
 import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { processHomeDir } from './prepare-session.js';
 import { processEnvironment } from './process-env.js';
+import { sessionReadDeny } from './read-deny.js';
 import { SESSION_FORMAT } from './session-record.js';
 import { createSessionDir, writeSessionRecord } from './session-store.js';
 import {
@@ -206,6 +208,8 @@ interface Run {
   /** The model wire between every Codex process and the scripted model. */
   readonly wire: ModelWire;
   readonly script: SmokeScript;
+  /** What the smoke processes' shells may not read: the operator's directories, whole. */
+  readonly readDeny: ReadDeny;
   readonly secrets: string[];
   readonly failures: SmokeServerFailure[];
   readonly diagnostics: Diagnostic[];
@@ -233,6 +237,7 @@ async function driveProcess(
     home: run.request.home,
     ...(withMesh ? { mesh: meshLaunchFor(run.cli, run.sessionDir, process.root) } : {}),
     codex: run.codex,
+    boundary: { deny: run.readDeny, cwd: await realpath(run.workdir).catch(() => run.workdir) },
   });
   const own = withMesh ? rendered : smokeHome(rendered, run.modelUrl);
   await writeRenderedHome(run.wire.home(own, withMesh ? 'root' : process.root), home);
@@ -472,6 +477,12 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     modelUrl: model.baseUrl,
     wire,
     script,
+    // the smoke session lives outside the state dir, so the state dir can be denied whole
+    readDeny: {
+      dirs: (await sessionReadDeny(request.dirs)).dirs.concat(
+        await realpath(request.dirs.stateDir).catch(() => request.dirs.stateDir),
+      ),
+    },
     secrets: [...credentials.source.secretValues()],
     failures: [],
     diagnostics: [],
@@ -511,6 +522,13 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       cli,
       defaultCwd: run.workdir,
       prepareHome: (rendered, id) => wire.home(rendered, id),
+      readDeny: run.readDeny,
+      forbiddenDirs: [
+        request.dirs.configDir,
+        request.dirs.dataDir,
+        request.dirs.stateDir,
+        request.dirs.baseCodexHome,
+      ],
     });
     const root = plan.processes.find((p) => p.root === plan.root);
     const live = broker;

@@ -16,6 +16,8 @@ import { loadCredentials } from '../registry/credentials.js';
 import { compileOrReuse } from './compile-memo.js';
 import { chooseSocketPath, type LaunchContext } from './launch.js';
 import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
+import { processStartTime } from '../process/session-marker.js';
+import { processBoundary, sessionReadDeny } from './read-deny.js';
 import { newSessionId } from './session-id.js';
 import { sessionDir } from './session-store.js';
 
@@ -103,6 +105,9 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const now = new Date();
   const id = newSessionId(now);
   const dir = sessionDir(request.dirs.stateDir, id);
+  const cwd = request.sessionCwd ?? request.cwd;
+  const readDeny = await sessionReadDeny(request.dirs);
+  const pidStart = processStartTime(request.pid);
   const plan = prepareSession({
     mode: request.mode,
     stored: compiled.stored,
@@ -116,10 +121,12 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     cli: request.cli,
     codexBin,
     codex: codex.facts,
-    cwd: request.sessionCwd ?? request.cwd,
+    cwd,
+    boundary: await processBoundary(readDeny, cwd),
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
     codexArgs: request.codexArgs,
     pid: request.pid,
+    ...(pidStart !== undefined ? { pidStart } : {}),
     now,
   });
   diagnostics.push(...plan.diagnostics);
@@ -136,6 +143,10 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       baseCodexHome: request.dirs.baseCodexHome,
       cli: request.cli,
       codex: codex.facts,
+      readDeny,
+      stateDir: request.dirs.stateDir,
+      configDir: request.dirs.configDir,
+      dataDir: request.dirs.dataDir,
     },
     diagnostics,
     snapshotCreated: compiled.created,

@@ -4,9 +4,18 @@
  * If the supervisor does not finish within the grace period, its processes are killed by process
  * group and the record is written here.
  */
-import { isAlive, signalGroup } from '../process/process-control.js';
+import { unlink } from 'node:fs/promises';
+
+import { isAlive } from '../process/process-control.js';
+import { endMarkedProcesses, livenessFor } from '../process/session-marker.js';
+import { removeAuthCopies } from './codex-home.js';
 import { effectiveRecord, isActiveStatus, type SessionRecord } from './session-record.js';
-import { markStopRequested, readSessionRecord, writeSessionRecord } from './session-store.js';
+import {
+  markStopRequested,
+  readSessionRecord,
+  sessionPaths,
+  writeSessionRecord,
+} from './session-store.js';
 
 export interface StopResult {
   readonly record: SessionRecord;
@@ -20,21 +29,16 @@ async function sleep(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Kills every recorded process of the session that is still alive and records it as stopped. */
+/**
+ * Ends every process that carries the session's marker (never a bare recorded pid, which may
+ * have been reused), removes the `auth.json` copies and the socket, and records the session as
+ * stopped.
+ */
 async function forceStop(dir: string): Promise<StopResult> {
   const latest = await readSessionRecord(dir);
-  for (const p of latest.processes) {
-    if (p.pid !== undefined && isAlive(p.pid)) {
-      if (p.kind === 'participant') signalGroup(p.pid, 'SIGKILL');
-      else {
-        try {
-          process.kill(p.pid, 'SIGKILL');
-        } catch {
-          // gone meanwhile
-        }
-      }
-    }
-  }
+  await endMarkedProcesses(latest.id, 1000);
+  await removeAuthCopies(sessionPaths(dir).homes);
+  await unlink(latest.mesh_socket).catch(() => undefined);
   const ended = new Date().toISOString();
   const record: SessionRecord = {
     ...latest,
@@ -49,23 +53,33 @@ async function forceStop(dir: string): Promise<StopResult> {
 }
 
 export async function stopSession(dir: string, graceMs = 15_000): Promise<StopResult> {
-  const current = effectiveRecord(await readSessionRecord(dir), isAlive);
-  if (!isActiveStatus(current.status)) return { record: current, stopped: false, forced: false };
+  const stored = await readSessionRecord(dir);
+  const alive = livenessFor(stored.pid, stored.pid_start, isAlive);
+  const current = effectiveRecord(stored, alive);
+  if (!isActiveStatus(current.status)) {
+    // a supervisor killed outright: make sure nothing of its session is left
+    if (isActiveStatus(stored.status)) {
+      await endMarkedProcesses(stored.id, 1000);
+      await removeAuthCopies(sessionPaths(dir).homes);
+    }
+    return { record: current, stopped: false, forced: false };
+  }
   await markStopRequested(dir);
+  const supervisorAlive = (): boolean => alive(current.pid);
   try {
-    process.kill(current.pid, 'SIGTERM');
+    if (supervisorAlive()) process.kill(current.pid, 'SIGTERM');
   } catch {
     // the supervisor is already gone
   }
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && isAlive(current.pid)) await sleep(50);
-  if (!isAlive(current.pid)) {
-    const record = effectiveRecord(await readSessionRecord(dir), isAlive);
+  while (Date.now() < deadline && supervisorAlive()) await sleep(50);
+  if (!supervisorAlive()) {
+    const record = effectiveRecord(await readSessionRecord(dir), alive);
     return { record, stopped: true, forced: false };
   }
-  // the supervisor did not finish: end everything it recorded, then record the stop ourselves
+  // the supervisor did not finish: end everything of the session, then record the stop ourselves
   try {
-    process.kill(current.pid, 'SIGKILL');
+    if (supervisorAlive()) process.kill(current.pid, 'SIGKILL');
   } catch {
     // gone meanwhile
   }

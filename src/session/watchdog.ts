@@ -3,7 +3,10 @@
  * codex-mmo process. If that input closes without the word `done` — the supervisor was killed
  * (`kill -9`, out of memory) and could not end its session — the watchdog sends SIGTERM to the
  * session root Codex and to every participant process group it was told about, and SIGKILL to
- * whatever is still there after a grace period. Codex itself never learns about the watchdog.
+ * whatever is still there after a grace period. Given a session id it does the same to every
+ * process carrying the session's marker (`CODEX_MMO_SESSION=<id>`: Tool MCP servers in their own
+ * process groups, app-server daemons, participants), then removes the session's `auth.json`
+ * copies and its socket. Codex itself never learns about the watchdog.
  */
 import { spawn } from 'node:child_process';
 
@@ -17,7 +20,21 @@ const SCRIPT = `
 trap '' INT HUP QUIT PIPE
 root=$1
 grace=$2
+sid=$3
+homes=$4
+sock=$5
 groups=
+sweep() {
+  [ -n "$sid" ] || return 0
+  for e in /proc/[0-9]*/environ; do
+    p=\${e#/proc/}
+    p=\${p%/environ}
+    [ "$p" = "$$" ] && continue
+    if tr '\\000' '\\n' < "$e" 2>/dev/null | grep -qxF "CODEX_MMO_SESSION=$sid"; then
+      kill -s "$1" "$p" 2>/dev/null
+    fi
+  done
+}
 while read -r word rest; do
   case $word in
     done) exit 0 ;;
@@ -26,10 +43,15 @@ while read -r word rest; do
 done
 kill -s TERM "$root" 2>/dev/null
 for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
+sweep TERM
 i=0
 while [ "$i" -lt "$grace" ] && kill -0 "$root" 2>/dev/null; do sleep 1; i=$((i + 1)); done
+[ -n "$sid" ] && sleep 1
 kill -s KILL "$root" 2>/dev/null
 for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
+sweep KILL
+[ -n "$homes" ] && rm -f "$homes"/*/auth.json
+[ -n "$sock" ] && rm -f "$sock"
 exit 0
 `;
 
@@ -46,10 +68,32 @@ export interface Watchdog {
  * Starts a watchdog for the Codex process `rootPid`. Failing to start one (no `/bin/sh`) is not
  * an error: the session runs, only without this protection.
  */
-export function startWatchdog(rootPid: number, graceSec = WATCHDOG_GRACE_SEC): Watchdog {
+export interface WatchdogSession {
+  /** The session id: every process carrying its marker is ended. */
+  readonly id: string;
+  /** `<session>/homes`, whose `auth.json` copies are removed. */
+  readonly homesDir: string;
+  /** The session's mesh socket, removed. */
+  readonly socketPath: string;
+}
+
+export function startWatchdog(
+  rootPid: number,
+  graceSec = WATCHDOG_GRACE_SEC,
+  session?: WatchdogSession,
+): Watchdog {
   const child = spawn(
     '/bin/sh',
-    ['-c', SCRIPT, 'codex-mmo-watchdog', String(rootPid), String(graceSec)],
+    [
+      '-c',
+      SCRIPT,
+      'codex-mmo-watchdog',
+      String(rootPid),
+      String(graceSec),
+      session?.id ?? '',
+      session?.homesDir ?? '',
+      session?.socketPath ?? '',
+    ],
     // built, not inherited: the supervisor's environment holds credential values
     { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: WATCHDOG_ENV },
   );

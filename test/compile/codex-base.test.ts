@@ -36,6 +36,32 @@ describe('validateCodexBase', () => {
     });
   });
 
+  it('refuses trusted projects and settings that would undo the session boundary, with positions', () => {
+    const { base, diagnostics } = validate(
+      [
+        'model = "m"',
+        '[projects."/home/operator/repo"]',
+        'trust_level = "trusted"',
+        '[shell_environment_policy]',
+        'inherit = "all"',
+        'ignore_default_excludes = true',
+        '[features]',
+        'shell_snapshot = true',
+      ].join('\n'),
+    );
+    expect(base).toEqual({});
+    expect(diagnostics.map((d) => [d.code, d.path, d.line])).toEqual([
+      ['codex-base-owned-key', 'projects', 2],
+      ['codex-base-owned-key', 'shell_environment_policy.inherit', 5],
+      ['codex-base-owned-key', 'shell_environment_policy.ignore_default_excludes', 6],
+      ['codex-base-owned-key', 'features.shell_snapshot', 8],
+    ]);
+    expect(diagnostics[0]?.message).toMatch(
+      /untrusted.*\.codex\/config\.toml.*codex-base\.toml itself/,
+    );
+    expect(diagnostics[1]?.message).toMatch(/"core"/);
+  });
+
   it('rejects every compiler-owned key with its position and what to do instead', () => {
     const text = [
       'model = "x"',

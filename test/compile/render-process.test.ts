@@ -55,12 +55,21 @@ describe('renderProcess: the session root process', () => {
       model: 'gpt-5.6-sol',
       approval_policy: 'on-request',
       model_reasoning_effort: 'medium',
-      // the mesh credential is for mmo_mesh only, never for the model's shell commands
-      shell_environment_policy: { inherit: 'core', exclude: ['CODEX_MMO_MESH_TOKEN'] },
+      // credentials and the mesh credential are for the servers only, never for shell commands
+      shell_environment_policy: {
+        inherit: 'core',
+        ignore_default_excludes: false,
+        exclude: ['CODEX_MMO_*', 'ALPHA_TOKEN', 'CODEX_MMO_MESH_TOKEN'],
+      },
+      features: { shell_snapshot: false },
       developer_instructions: 'You lead the team.',
-      sandbox_mode: 'workspace-write',
-      sandbox_workspace_write: { network_access: true },
+      default_permissions: 'codex_mmo',
+      permissions: { codex_mmo: { extends: ':workspace', network: { enabled: true } } },
     });
+    expect(config.sandbox_mode).toBeUndefined();
+    expect(config.sandbox_workspace_write).toBeUndefined();
+    // a render for inspection knows no session: nothing denied, no project marked
+    expect(config.projects).toBeUndefined();
   });
 
   it('declares every reachable native role beside the base [agents] settings', async () => {
@@ -110,7 +119,8 @@ describe('renderProcess: the session root process', () => {
       name: 'reviewer',
       description: 'Reviews changes',
       developer_instructions: 'You review changes.\nSay "LGTM" only when it is.\n',
-      sandbox_mode: 'read-only',
+      default_permissions: 'codex_mmo',
+      permissions: { codex_mmo: { extends: ':read-only' } },
     });
     expect(reviewer.model).toBeUndefined();
     expect(reviewer.sandbox_workspace_write).toBeUndefined();
@@ -171,13 +181,17 @@ describe('renderProcess: the session root process', () => {
     expect(server(parsed.get('agents/scribe.toml'), 'mmo_mesh')).toMatchObject(mesh);
   });
 
-  it("adds the mesh credential to the operator's shell exclusions, keeping theirs", async () => {
+  it("adds credential names and CODEX_MMO_* to the operator's shell exclusions, keeping theirs", async () => {
     const fixture = await team();
     const snapshot = {
       ...fixture.snapshot,
       base: {
         ...fixture.snapshot.base,
-        shell_environment_policy: { inherit: 'all', exclude: ['AWS_*', 'CODEX_MMO_MESH_TOKEN'] },
+        shell_environment_policy: {
+          inherit: 'none',
+          exclude: ['AWS_*', 'CODEX_MMO_MESH_TOKEN'],
+          set: { PAGER: 'cat' },
+        },
       },
     };
     const render = (base: TomlTable): TomlTable =>
@@ -187,14 +201,18 @@ describe('renderProcess: the session root process', () => {
         ) ?? '',
       );
     expect(render(snapshot.base).shell_environment_policy).toEqual({
-      inherit: 'all',
-      exclude: ['AWS_*', 'CODEX_MMO_MESH_TOKEN'],
+      inherit: 'none',
+      ignore_default_excludes: false,
+      exclude: ['AWS_*', 'CODEX_MMO_MESH_TOKEN', 'CODEX_MMO_*', 'ALPHA_TOKEN'],
+      set: { PAGER: 'cat' },
     });
     const without = Object.fromEntries(
       Object.entries(snapshot.base).filter(([key]) => key !== 'shell_environment_policy'),
     ) as TomlTable;
     expect(render(without).shell_environment_policy).toEqual({
-      exclude: ['CODEX_MMO_MESH_TOKEN'],
+      inherit: 'core',
+      ignore_default_excludes: false,
+      exclude: ['CODEX_MMO_*', 'ALPHA_TOKEN', 'CODEX_MMO_MESH_TOKEN'],
     });
   });
 });
@@ -213,8 +231,14 @@ describe('renderProcess: a participant process', () => {
     // Codex's own multi-agent settings from codex-base.toml, and no role declarations
     expect(config.agents).toEqual({ max_threads: 6, max_depth: 2 });
     expect(config.sandbox_workspace_write).toBeUndefined();
-    // no mesh, no mesh credential to keep from the shell: the operator's policy as it is
-    expect(config.shell_environment_policy).toEqual({ inherit: 'core' });
+    // full access cannot deny reads: the legacy sandbox mode, and no permission profile
+    expect(config.default_permissions).toBeUndefined();
+    // no mesh: the server credentials and CODEX_MMO_* are still kept from the shell
+    expect(config.shell_environment_policy).toEqual({
+      inherit: 'core',
+      ignore_default_excludes: false,
+      exclude: ['CODEX_MMO_*', 'WEB_API_KEY', 'WEB_WORKSPACE'],
+    });
     expect(Object.keys(config.mcp_servers as TomlTable)).toEqual(['web']);
     expect(server(config, 'web')).toEqual({
       url: 'https://mcp.example.invalid/web',
@@ -257,6 +281,53 @@ describe('renderAll', () => {
     );
     expect(() => renderProcess(fixture.snapshot, fixture.plan, 'nobody', { home: HOME })).toThrow(
       /profile 'team' has no role 'nobody'\. Processes: lead, researcher/,
+    );
+  });
+});
+
+describe('renderProcess: the session boundary', () => {
+  const boundary = {
+    deny: {
+      dirs: ['/home/operator/.config/codex-mmo', '/home/operator/.codex'],
+      stateDir: '/home/operator/.local/state/codex-mmo',
+    },
+    cwd: '/home/operator/work/repo',
+  };
+
+  it('denies reads of the operator dirs and of every home but its tmp/, and marks the cwd and above untrusted', async () => {
+    const fixture = await team();
+    const rendered = renderProcess(fixture.snapshot, fixture.plan, 'lead', {
+      home: HOME,
+      boundary,
+    });
+    const config = parse(rendered.files.get('config.toml') ?? '');
+    const fs = (config.permissions as TomlTable).codex_mmo as TomlTable;
+    const entries = fs.filesystem as TomlTable;
+    expect(entries['/home/operator/.config/codex-mmo']).toBe('deny');
+    expect(entries['/home/operator/.codex']).toBe('deny');
+    const state = '/home/operator/.local/state/codex-mmo';
+    for (const glob of [
+      `${state}/[!s]*`,
+      `${state}/sessions?*/**`,
+      `${state}/sessions/*/[!h]*/**`,
+      `${state}/sessions/*/homes/*/[!t]*`,
+      `${state}/sessions/*/homes/*/t[!m]*/**`,
+      `${state}/sessions/*/homes/*/tmp?*`,
+    ]) {
+      expect(entries[glob], glob).toBe('deny');
+    }
+    expect(entries.glob_scan_max_depth).toBe(10);
+    expect(config.projects).toEqual({
+      '/home/operator/work/repo': { trust_level: 'untrusted' },
+      '/home/operator/work': { trust_level: 'untrusted' },
+      '/home/operator': { trust_level: 'untrusted' },
+      '/home': { trust_level: 'untrusted' },
+      '/': { trust_level: 'untrusted' },
+    });
+    // native roles carry the same profile, so a sub-agent's sandbox denies the same reads
+    const reviewer = parse(rendered.files.get('agents/reviewer.toml') ?? '');
+    expect(((reviewer.permissions as TomlTable).codex_mmo as TomlTable).filesystem).toEqual(
+      entries,
     );
   });
 });

@@ -196,9 +196,14 @@ describe('mmo_mesh through real Codex', () => {
       ['root', 'root', 'ended'],
       ['worker-1', 'participant', 'stopped'],
     ]);
-    expect(workerShell.CODEX_HOME).toBe(join(dir, 'homes', 'worker-1'));
-    // the worker's copy of auth.json was there while it ran, and went with it
-    expect(workerShell.AUTH_COPY_PRESENT).toBe('yes');
+    const workerCodex = JSON.parse(
+      await readFile(join(world.root, 'worker_srv-codex-env.json'), 'utf8'),
+    ) as Record<string, string>;
+    expect(workerCodex.CODEX_HOME).toBe(join(dir, 'homes', 'worker-1'));
+    // the shell sees neither its Codex home nor (sandbox deny) the auth.json copy in it
+    expect(workerShell.CODEX_HOME).toBeUndefined();
+    expect(workerShell.AUTH_COPY_PRESENT).toBeUndefined();
+    // the worker's copy of auth.json went with it
     expect(existsSync(join(dir, 'homes', 'worker-1', 'auth.json'))).toBe(false);
     expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(false);
     expect(existsSync(join(dir, 'homes', 'worker-1', '.credentials.json'))).toBe(false);

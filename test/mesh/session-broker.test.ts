@@ -164,7 +164,11 @@ describe('session broker', () => {
   it('cuts off an unauthenticated client that streams a 50 MB line before hello', async () => {
     const socket = createConnection(broker.socketPath);
     await new Promise<void>((resolve) => socket.once('connect', resolve));
-    const closed = new Promise<void>((resolve) => socket.once('close', () => { resolve(); }));
+    const closed = new Promise<void>((resolve) =>
+      socket.once('close', () => {
+        resolve();
+      }),
+    );
     socket.on('error', () => undefined);
     const chunk = 'x'.repeat(1024 * 1024);
     const started = performance.now();

@@ -182,6 +182,7 @@ network_access = true
     expect(diagnostics.map((d) => [d.severity, d.code, d.path, d.line, d.column])).toEqual([
       ['warning', 'network-access-ignored', 'agents.a.network_access', 8, 1],
       ['warning', 'network-access-ignored', 'agents.b.network_access', 14, 1],
+      ['warning', 'sandbox-reads-unrestricted', 'agents.b.permissions', 13, 1],
     ]);
     expect(diagnostics[0]!.message).toContain(
       'network_access = true has no effect for role `a`: with permissions = "read-only"',

@@ -97,9 +97,11 @@ describe('exec: environment forwarding', () => {
     const output = model.requests.find((r) => r.hasToolOutput)?.toolOutputs[0]?.output ?? '';
     const shellEnv = parseEnvOutput(output);
     expect(shellEnv.PATH).toBeDefined();
-    // the servers' credentials stay with the gateway: the Codex process holds none of them
+    // the shell starts from Codex's core variables: no credential of the process reaches it
     expect(shellEnv.LEAD_CRED).toBeUndefined();
+    expect(shellEnv.SHARED_CRED).toBeUndefined();
     expect(output).not.toContain(LEAD_CANARY);
+    expect(output).not.toContain(SHARED_LAUNCH_VALUE);
     expect(output).not.toContain(UNREFERENCED_CANARY);
     expect(output).not.toContain(WORKER_CANARY);
     expect(output).not.toContain('UNREFERENCED_CANARY');
@@ -115,9 +117,10 @@ describe('exec: environment forwarding', () => {
       profile: 'envtest',
       mode: 'exec',
     });
-    expect(shellEnv.CODEX_HOME).toBe(join(dir, 'homes', 'lead'));
-    // the copy of auth.json was there while Codex ran, and is gone now that the session ended
-    expect(shellEnv.AUTH_COPY_PRESENT).toBe('yes');
+    // the shell sees neither its Codex home nor (sandbox deny) the auth.json copy in it
+    expect(shellEnv.CODEX_HOME).toBeUndefined();
+    expect(shellEnv.AUTH_COPY_PRESENT).toBeUndefined();
+    // the copy of auth.json is gone now that the session ended
     expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(false);
     expect(existsSync(join(dir, 'homes', 'lead', '.credentials.json'))).toBe(false);
     const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');

@@ -83,6 +83,8 @@ describe('prepareSession', () => {
       IDA_MCP_TOKEN: 'ida-canary',
       NOTES_TOKEN: 'notes-canary',
       CODEX_HOME: '/state/sessions/20260101T000000000Z-0000abcd/homes/lead',
+      // the marker by which the session finds (and ends) every process it started
+      CODEX_MMO_SESSION: '20260101T000000000Z-0000abcd',
     });
     const config = plan.rendered.files.get('config.toml') ?? '';
     expect(config).toContain(

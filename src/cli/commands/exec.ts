@@ -1,5 +1,5 @@
 /**
- * `codex-mmo exec PROFILE PROMPT [--cwd DIR] [-- CODEX_ARGS]`: runs `codex exec` as the profile's
+ * `codex-mmo exec PROFILE PROMPT [--cwd DIR] [--max-participants N] [-- CODEX_ARGS]`: runs `codex exec` as the profile's
  * root role in a new session, and (shared with `run`) the launch itself: refuse before Codex
  * runs when a required variable is missing, forward signals, pass Codex's exit code through.
  */
@@ -28,7 +28,7 @@ import {
 } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 
-const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [-- CODEX_ARGS...]
 
 Run Codex non-interactively as the root role of PROFILE (an installed pack name or a pack
 directory) in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -46,6 +46,7 @@ required MCP server failed. After -- Codex takes -c/--config key=value and -m/--
 Options:
   --cwd DIR                 working directory of Codex (default: the current directory)
   --approval-timeout SEC    deny an unanswered approval request after SEC seconds (default 900)
+  --max-participants N      most participants the session runs at once (default 8)
 
 With --json, stdout carries one JSON event per line (the session's events: turns, messages, tool
 calls, approvals), launch errors are printed as JSON on stdout, and a JSON summary of the ended
@@ -67,7 +68,11 @@ export async function runSessionCommand(
   const cmd = parseCommand(
     own,
     io,
-    { cwd: { type: 'string' }, 'approval-timeout': { type: 'string' } },
+    {
+      cwd: { type: 'string' },
+      'approval-timeout': { type: 'string' },
+      'max-participants': { type: 'string' },
+    },
     { min: count, max: count },
   );
   if (cmd.help) return printHelp(io, usage);
@@ -89,6 +94,16 @@ export async function runSessionCommand(
         ? cwdOption
         : resolve(io.cwd, cwdOption)
       : io.cwd;
+  const maxOption = cmd.values['max-participants'];
+  let maxParticipants: number | undefined;
+  if (typeof maxOption === 'string') {
+    maxParticipants = /^\d+$/.test(maxOption) ? Number(maxOption) : Number.NaN;
+    if (!Number.isSafeInteger(maxParticipants)) {
+      throw new UsageError(
+        `option '--max-participants' needs a whole number of participants (0 or more), not '${maxOption}'`,
+      );
+    }
+  }
   // checked before anything of the session is written: a missing directory is our error, not Codex's
   const badCwd = await checkSessionCwd(sessionCwd);
   if (badCwd !== undefined) return printFailure(io, cmd.json, [badCwd]);
@@ -141,6 +156,7 @@ export async function runSessionCommand(
   };
   const running = await launchSession(plan, {
     ...started.context,
+    ...(maxParticipants !== undefined ? { maxParticipants } : {}),
     stdio: mode === 'run' ? 'inherit' : 'pipe-stderr',
     approvalTimeoutSec,
     ...(mode === 'exec' ? { onEvent } : {}),

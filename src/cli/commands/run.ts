@@ -1,11 +1,11 @@
 /**
- * `codex-mmo run PROFILE [--cwd DIR] [-- CODEX_ARGS]`: starts interactive Codex as the profile's
+ * `codex-mmo run PROFILE [--cwd DIR] [--max-participants N] [-- CODEX_ARGS]`: starts interactive Codex as the profile's
  * root role in a new session, with the terminal handed to Codex. Shares the launch with `exec`.
  */
 import type { CliIo } from '../io.js';
 import { runSessionCommand } from './exec.js';
 
-const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [--approval-timeout SEC] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [-- CODEX_ARGS...]
 
 Start interactive Codex as the root role of PROFILE (an installed pack name or a pack directory)
 in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -21,6 +21,7 @@ Options:
   --cwd DIR                 working directory of Codex (default: the current directory)
   --approval-timeout SEC    deny a participant's unanswered approval request after SEC seconds
                             (default 900)
+  --max-participants N      most participants the session runs at once (default 8)
 
 With --json, launch errors are printed as JSON on stdout and a JSON summary of the ended session
 is printed on stderr (the terminal belongs to Codex).`;

@@ -3,6 +3,7 @@
  * a session recorded as running whose supervising process is gone shows as ended.
  */
 import { isAlive } from '../../process/process-control.js';
+import { livenessFor } from '../../process/session-marker.js';
 import { effectiveRecord, type SessionRecord } from '../../session/session-record.js';
 import { listSessionRecords } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
@@ -34,7 +35,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
   if (cmd.help) return printHelp(io, USAGE);
   const records = (await listSessionRecords(cmd.dirs.stateDir)).map((r) =>
-    effectiveRecord(r, isAlive),
+    effectiveRecord(r, livenessFor(r.pid, r.pid_start, isAlive)),
   );
   if (cmd.json) {
     printJson(io, { sessions: records.map(summaryOf) });

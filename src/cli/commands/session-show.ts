@@ -4,6 +4,7 @@
  */
 import { listSessionApprovals } from '../../approvals/session-approvals.js';
 import { isAlive } from '../../process/process-control.js';
+import { livenessFor } from '../../process/session-marker.js';
 import { effectiveRecord } from '../../session/session-record.js';
 import { locateSession, readSessionRecord } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
@@ -20,7 +21,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
   if (cmd.help) return printHelp(io, USAGE);
   const dir = await locateSession(cmd.dirs.stateDir, cmd.positionals[0] ?? '');
-  const record = effectiveRecord(await readSessionRecord(dir), isAlive);
+  const stored = await readSessionRecord(dir);
+  const record = effectiveRecord(stored, livenessFor(stored.pid, stored.pid_start, isAlive));
   const pending = (await listSessionApprovals(dir)).approvals.length;
   if (cmd.json) {
     printJson(io, { ...record, dir, pending_approvals: pending });
