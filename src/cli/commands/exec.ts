@@ -1,13 +1,11 @@
 /**
- * `codex-mmo exec PROFILE PROMPT [--cwd DIR] [--max-participants N] [-- CODEX_ARGS]`: runs `codex exec` as the profile's
- * root role in a new session, and (shared with `run`) the launch itself: refuse before Codex
- * runs when a required variable is missing, forward signals, pass Codex's exit code through.
+ * `codex-mmo exec PROFILE PROMPT [OPTIONS] [-- CODEX_ARGS]`: runs the profile's root role under
+ * `codex app-server` in a new session, and (shared with `run`) the launch itself: refuse before
+ * Codex runs when a required variable is missing, forward signals, report how the session ended.
  */
-import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 
 import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../approvals/approval-types.js';
-import { diagnostic } from '../../diagnostics/diagnostic.js';
 import { maskSecrets } from '../../diagnostics/mask-secrets.js';
 import { formatEvent } from '../../events/format-event.js';
 import type { SessionEvent } from '../../events/session-event.js';
