@@ -11,6 +11,7 @@ import { diagnostic } from '../diagnostics/diagnostic.js';
 import type { ResolvedPlan, ResolvedProcess } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import { referencedEnvVars } from '../registry/types.js';
+import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { BASE_ENV_NAMES, CODEX_AUTH_ENV_NAMES } from '../session/child-env.js';
 import { baseProviderEnvNames } from '../session/process-env.js';
 import type { Snapshot } from '../snapshot/types.js';
@@ -143,8 +144,14 @@ export class SessionGateway {
     const names = relayTokenNames(target);
     const tokens: string[] = [];
     servers.forEach((server, index) => {
-      const definition = snapshot.servers[server] ?? plan.servers[server];
-      if (definition === undefined) return;
+      const defined = snapshot.servers[server] ?? plan.servers[server];
+      if (defined === undefined) return;
+      // a stdio server carries the session's marker, so no stop path leaves it running
+      const marker = env[SESSION_MARKER_ENV];
+      const definition =
+        marker !== undefined && defined.transport === 'stdio'
+          ? { ...defined, env: { ...defined.env, [SESSION_MARKER_ENV]: marker } }
+          : defined;
       const pins = snapshot.pins[server];
       const grant = grants[server];
       const token = this.hub.addRoute(

@@ -464,7 +464,11 @@ export class SessionBroker {
       processId: id,
       process,
       rendered: direct,
-      env: environment.env,
+      // marked before the gateway sees it, so the participant's servers carry the marker too
+      env:
+        this.options.markProcesses === true
+          ? { ...environment.env, [SESSION_MARKER_ENV]: this.options.sessionId }
+          : environment.env,
       cwd,
     });
     const rendered = relayed?.rendered ?? direct;

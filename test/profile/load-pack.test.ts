@@ -238,4 +238,36 @@ command = "ida"
       { code: 'file-too-large', path: 'agents.lead.instructions_file', line: 7, column: 1 },
     ]);
   });
+
+  it('warns, and still loads, when a role lists itself in spawn', async () => {
+    const dir = await packWith({
+      'profile.toml': `schema_version = 8
+name = "chain"
+root = "lead"
+
+[agents.lead]
+description = "Leads"
+instructions = "Lead."
+spawn = ["worker"]
+
+[agents.worker]
+description = "Works"
+instructions = "Work."
+spawn = ["helper", "worker"]
+
+[agents.helper]
+description = "Helps"
+instructions = "Help."
+`,
+    });
+    const { pack, diagnostics } = await loadPack(dir);
+    expect(pack?.agents.worker?.spawn).toEqual(['helper', 'worker']);
+    expect(diagnostics.map((d) => [d.severity, d.code, d.path, d.line, d.column])).toEqual([
+      ['warning', 'self-spawn', 'agents.worker.spawn', 13, 1],
+    ]);
+    expect(diagnostics[0]!.file).toBe(join(dir, 'profile.toml'));
+    expect(diagnostics[0]!.message).toContain('role `worker` lists itself in `spawn`');
+    expect(diagnostics[0]!.message).toContain('--max-participants, default 8');
+    expect(diagnostics[0]!.message).toContain('remove `worker` from its own spawn list');
+  });
 });

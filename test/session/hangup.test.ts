@@ -1,0 +1,120 @@
+/**
+ * SIGHUP (the terminal closing) ends a session like `session stop`, with real `codex exec`: Codex,
+ * the participant's app-server and every Tool MCP server (each in its own process group) end, no
+ * process carrying the session's marker survives, and the session is recorded `stopped` with a
+ * non-zero exit code.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  startScriptedModel,
+  type ModelRequest,
+  type ScriptedItem,
+  type ScriptedModel,
+} from '../../src/codex/scripted-model.js';
+import {
+  echoServer,
+  makeWorld,
+  processesMentioning,
+  profileToml,
+  requireBuild,
+  startInWorld,
+  waitFor,
+  type World,
+} from './world.js';
+
+let model: ScriptedModel;
+let world: World;
+const releases: (() => void)[] = [];
+
+function hang(): Promise<ScriptedItem[]> {
+  return new Promise((resolve) =>
+    releases.push(() => {
+      resolve([{ type: 'message', text: 'late' }]);
+    }),
+  );
+}
+
+function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]> {
+  if (request.developerTexts.some((t) => t.includes('ROLE-WORKER'))) return hang();
+  if (request.userTexts.some((t) => t.includes('SPAWN')) && request.toolOutputs.length === 0) {
+    return [
+      {
+        type: 'function_call',
+        namespace: 'mcp__mmo_mesh',
+        name: 'spawn_participant',
+        arguments: { role: 'worker', task: 'HANG' },
+      },
+    ];
+  }
+  return hang();
+}
+
+/** Alive and not a zombie waiting for a parent that may never reap it (containers' init). */
+async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
+
+async function commandOf(pid: number): Promise<string> {
+  return (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+}
+
+beforeAll(async () => {
+  requireBuild();
+  model = await startScriptedModel(script);
+  world = await makeWorld({
+    registry:
+      echoServer('lead_srv', { tools: 'note' }) + echoServer('worker_srv', { tools: 'note' }),
+    profile: profileToml('hangup', 'lead', {
+      lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: { required: true } } },
+      worker: { grants: { worker_srv: { required: true } } },
+    }),
+    modelUrl: model.baseUrl,
+  });
+});
+
+afterAll(async () => {
+  for (const release of releases) release();
+  await model.close();
+});
+
+describe('SIGHUP', () => {
+  it('ends Codex, the participant and every MCP server and records the session stopped', async () => {
+    const supervisor = startInWorld(world, ['exec', world.packDir, 'SPAWN then hang']);
+    await waitFor(
+      () =>
+        model.requests.some((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER'))) &&
+        model.requests.some((r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput),
+      90_000,
+    );
+    const [id = ''] = await readdir(join(world.stateDir, 'sessions'));
+    const marker = `CODEX_MMO_SESSION=${id}`;
+    const marked = await processesMentioning(marker);
+    const commands = await Promise.all(marked.map(commandOf));
+    const servers = marked.filter((_, i) => commands[i]?.includes('echo-server'));
+    const codex = marked.filter(
+      (_, i) => /codex/.test(commands[i] ?? '') && !commands[i]?.includes('echo-server'),
+    );
+    // the lead's and the worker's servers, the lead's Codex and the worker's app-server at least
+    expect(servers.length).toBe(2);
+    expect(codex.length).toBeGreaterThanOrEqual(2);
+
+    supervisor.kill('SIGHUP');
+    const ended = await supervisor.done;
+    expect(ended.code).not.toBe(0);
+    expect(ended.code).not.toBeNull();
+    await waitFor(async () => (await processesMentioning(marker)).length === 0, 20_000);
+    for (const pid of marked) expect(await running(pid), await commandOf(pid)).toBe(false);
+
+    const record = JSON.parse(
+      await readFile(join(world.stateDir, 'sessions', id, 'session.json'), 'utf8'),
+    ) as { status: string; exit_code: number; processes?: { status: string }[] };
+    expect(record.status).toBe('stopped');
+    expect(record.exit_code).toBe(ended.code);
+    expect(record.exit_code).not.toBe(0);
+  }, 150_000);
+});
