@@ -196,10 +196,13 @@ describe('mmo_mesh through real Codex', () => {
       ['root', 'root', 'ended'],
       ['worker-1', 'participant', 'stopped'],
     ]);
-    const workerCodex = JSON.parse(
+    // the worker ran from its own rendered home (its servers are started by the gateway, so
+    // their parent is the supervisor, not the worker's Codex)
+    expect(existsSync(join(dir, 'homes', 'worker-1', 'config.toml'))).toBe(true);
+    const serverParent = JSON.parse(
       await readFile(join(world.root, 'worker_srv-codex-env.json'), 'utf8'),
     ) as Record<string, string>;
-    expect(workerCodex.CODEX_HOME).toBe(join(dir, 'homes', 'worker-1'));
+    expect(serverParent.CODEX_HOME).not.toBe(join(dir, 'homes', 'worker-1'));
     // the shell sees neither its Codex home nor (sandbox deny) the auth.json copy in it
     expect(workerShell.CODEX_HOME).toBeUndefined();
     expect(workerShell.AUTH_COPY_PRESENT).toBeUndefined();
