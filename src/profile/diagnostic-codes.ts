@@ -131,6 +131,10 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'error',
     meaning: 'an installed directory name differs from the pack name',
   },
+  'special-filesystem': {
+    severity: 'error',
+    meaning: 'a pack or data directory on procfs, sysfs or another kernel pseudo-filesystem',
+  },
   // grant resolution against the registry
   'unknown-server': {
     severity: 'error',

@@ -8,6 +8,7 @@ import { join, relative, resolve, sep } from 'node:path';
 
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import { pseudoFilesystemOf } from '../paths/special-filesystem.js';
 import type { KeyPositions } from '../toml/key-positions.js';
 import { decodeUtf8 } from '../toml/parse-toml.js';
 import { PACK_FILE } from './pack-fields.js';
@@ -46,6 +47,14 @@ export async function loadPack(dir: string): Promise<LoadedPack> {
     diagnostics: [diagnostic({ code, message, file: at })],
     files: [],
   });
+
+  const pseudo = pseudoFilesystemOf(packDir);
+  if (pseudo !== undefined) {
+    return fail(
+      'special-filesystem',
+      `${packDir} is on ${pseudo}, a kernel pseudo-filesystem, not a pack; a pack is an ordinary directory holding ${PACK_FILE}`,
+    );
+  }
 
   try {
     const info = await stat(packDir);
