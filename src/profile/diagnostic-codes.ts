@@ -131,6 +131,10 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'error',
     meaning: 'an installed directory name differs from the pack name',
   },
+  'pack-file-outside-pack': {
+    severity: 'error',
+    meaning: 'profile.toml is a symbolic link that leads outside the pack directory',
+  },
   'special-filesystem': {
     severity: 'error',
     meaning: 'a pack or data directory on procfs, sysfs or another kernel pseudo-filesystem',
