@@ -139,6 +139,10 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'error',
     meaning: 'a pack or data directory on procfs, sysfs or another kernel pseudo-filesystem',
   },
+  'grant-unresolved': {
+    severity: 'warning',
+    meaning: 'profile install: a grant that does not resolve against the operator registry',
+  },
   // grant resolution against the registry
   'unknown-server': {
     severity: 'error',
