@@ -48,10 +48,11 @@ describe('special paths', () => {
 
   it('a profile.toml that is a named pipe or a device is refused without blocking', async () => {
     const base = await tmpDir();
-    for (const [name, make] of [
-      ['fifo', (f: string) => spawnSync('mkfifo', [f]).status],
+    for (const [name, code, make] of [
+      ['fifo', 'pack-not-found', (f: string) => spawnSync('mkfifo', [f]).status],
       [
         'device',
+        'pack-file-outside-pack',
         async (f: string) => {
           const { symlink } = await import('node:fs/promises');
           await symlink('/dev/zero', f);
@@ -67,7 +68,7 @@ describe('special paths', () => {
       expect(r.code).toBe(1);
       expect(r.ms).toBeLessThan(15_000);
       const out = JSON.parse(r.stdout) as { diagnostics: { code: string; message: string }[] };
-      expect(out.diagnostics.map((d) => d.code)).toContain('pack-not-found');
+      expect(out.diagnostics.map((d) => d.code)).toEqual([code]);
     }
   }, 60_000);
 });
