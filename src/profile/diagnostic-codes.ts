@@ -131,6 +131,18 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'error',
     meaning: 'an installed directory name differs from the pack name',
   },
+  'pack-file-outside-pack': {
+    severity: 'error',
+    meaning: 'profile.toml is a symbolic link that leads outside the pack directory',
+  },
+  'special-filesystem': {
+    severity: 'error',
+    meaning: 'a pack or data directory on procfs, sysfs or another kernel pseudo-filesystem',
+  },
+  'grant-unresolved': {
+    severity: 'warning',
+    meaning: 'profile install: a grant that does not resolve against the operator registry',
+  },
   // grant resolution against the registry
   'unknown-server': {
     severity: 'error',

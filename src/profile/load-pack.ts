@@ -1,13 +1,14 @@
 /**
  * Reads a profile pack from disk: `profile.toml`, validated by `validatePackToml`, plus the
  * instruction files it references, which must be regular files inside the pack directory (a
- * symlink that resolves outside the pack is rejected).
+ * symlink, profile.toml's included, that resolves outside the pack is rejected).
  */
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import { pseudoFilesystemOf } from '../paths/special-filesystem.js';
 import type { KeyPositions } from '../toml/key-positions.js';
 import { decodeUtf8 } from '../toml/parse-toml.js';
 import { PACK_FILE } from './pack-fields.js';
@@ -37,6 +38,12 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/** Whether the resolved path `real` lies below the resolved directory `realDir`. */
+function isInside(realDir: string, real: string): boolean {
+  const rel = relative(realDir, real);
+  return !(rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel));
+}
+
 /** Loads and validates the pack in `dir`; never throws for bad input. */
 export async function loadPack(dir: string): Promise<LoadedPack> {
   const packDir = resolve(dir);
@@ -46,6 +53,14 @@ export async function loadPack(dir: string): Promise<LoadedPack> {
     diagnostics: [diagnostic({ code, message, file: at })],
     files: [],
   });
+
+  const pseudo = pseudoFilesystemOf(packDir);
+  if (pseudo !== undefined) {
+    return fail(
+      'special-filesystem',
+      `${packDir} is on ${pseudo}, a kernel pseudo-filesystem, not a pack; a pack is an ordinary directory holding ${PACK_FILE}`,
+    );
+  }
 
   try {
     const info = await stat(packDir);
@@ -60,8 +75,17 @@ export async function loadPack(dir: string): Promise<LoadedPack> {
     return fail('pack-unreadable', `cannot read pack directory: ${describeError(error)}`);
   }
 
+  let realDir: string;
   let bytes: Uint8Array;
   try {
+    realDir = await realpath(packDir);
+    if (!isInside(realDir, await realpath(file))) {
+      return fail(
+        'pack-file-outside-pack',
+        `${PACK_FILE} is a symbolic link that leads outside the pack directory; a pack is self-contained: copy the file into the pack`,
+        file,
+      );
+    }
     const info = await stat(file);
     if (!info.isFile()) {
       return fail('pack-not-found', `${PACK_FILE} is not a regular file`, file);
@@ -87,7 +111,6 @@ export async function loadPack(dir: string): Promise<LoadedPack> {
   const validation = validatePackToml({ file, bytes });
   const diagnostics: Diagnostic[] = [...validation.diagnostics];
   const texts = new Map<string, string>();
-  const realDir = await realpath(packDir);
   const seen = new Set<string>();
   for (const ref of validation.instructionFiles) {
     if (seen.has(ref.file)) continue;
@@ -156,8 +179,7 @@ async function readInstructions(
       `cannot read instructions file ${JSON.stringify(ref.file)}: ${describeError(error)}`,
     );
   }
-  const rel = relative(realDir, real);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || rel.startsWith(sep)) {
+  if (!isInside(realDir, real)) {
     return problem(
       'instructions-file-outside-pack',
       `instructions file ${JSON.stringify(ref.file)} is a symbolic link that leads outside the pack directory; a pack is self-contained: copy the file into the pack`,

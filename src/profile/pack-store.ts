@@ -21,6 +21,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { suggest } from '../diagnostics/did-you-mean.js';
 import { IoError, describeError } from '../errors.js';
+import { pseudoFilesystemOf } from '../paths/special-filesystem.js';
 import { loadPack, type LoadedPack } from './load-pack.js';
 import { PACK_FILE, PACK_NAME_PATTERN } from './pack-fields.js';
 
@@ -171,6 +172,14 @@ export async function installPack(
     contents = await readContents(pack.dir, loaded.files);
   } catch (error) {
     return refuse('pack-unreadable', `cannot read the pack's files: ${describeError(error)}`);
+  }
+
+  const pseudo = pseudoFilesystemOf(root);
+  if (pseudo !== undefined) {
+    return refuse(
+      'special-filesystem',
+      `the data directory ${resolve(dataDir)} is on ${pseudo}, a kernel pseudo-filesystem where packs cannot be stored; choose an ordinary directory with --data-dir or CODEX_MMO_DATA_DIR`,
+    );
   }
 
   const exists = await lstat(target).then(

@@ -8,11 +8,19 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { EXAMPLE_PACK, tmpDir } from '../profile/tmp.js';
 
+const EXAMPLE_CONFIG = join(import.meta.dirname, '..', '..', 'examples', 'config');
+
 async function setup() {
   const base = await tmpDir();
   const pack = join(base, 'research');
   await cp(EXAMPLE_PACK, pack, { recursive: true });
-  const env = { PATH: process.env.PATH, HOME: base, CODEX_MMO_DATA_DIR: join(base, 'data') };
+  await cp(EXAMPLE_CONFIG, join(base, 'config'), { recursive: true });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: base,
+    CODEX_MMO_DATA_DIR: join(base, 'data'),
+    CODEX_MMO_CONFIG_DIR: join(base, 'config'),
+  };
   return { base, pack, env, run: (args: string[]) => runCli(args, { env, home: base, cwd: base }) };
 }
 
@@ -60,6 +68,54 @@ describe('profile install', () => {
     expect(out.ok).toBe(false);
     expect(out.diagnostics.map((d) => d.code)).toContain('pack-defines-servers');
     expect(out.diagnostics.find((d) => d.code === 'pack-defines-servers')?.line).toBe(4);
+  });
+
+  it('warns, but installs, when grants do not resolve against the registry', async () => {
+    const t = await setup();
+    const fragment = join(t.base, 'config', 'tool-mcp.d');
+    const { readdir, readFile, rm } = await import('node:fs/promises');
+    // narrow the operator's `everything` to one tool and drop the `research` server
+    for (const name of await readdir(fragment)) {
+      const text = await readFile(join(fragment, name), 'utf8');
+      if (text.includes('[research]') || text.includes('.research]')) {
+        await rm(join(fragment, name));
+      }
+    }
+    const lead = await readFile(join(t.pack, 'profile.toml'), 'utf8');
+    await writeFile(
+      join(t.pack, 'profile.toml'),
+      lead.replace(
+        'enabled_tools = ["echo", "get-sum"]',
+        'enabled_tools = ["echo", "no-such-tool"]',
+      ),
+    );
+    const r = await t.run(['profile', 'install', t.pack, '--json']);
+    expect(r.code).toBe(0);
+    const out = r.json<{
+      ok: boolean;
+      status: string;
+      diagnostics: {
+        severity: string;
+        code: string;
+        line?: number;
+        path?: string;
+        message: string;
+      }[];
+    }>();
+    expect(out).toMatchObject({ ok: true, status: 'installed' });
+    const warnings = out.diagnostics.filter((d) => d.code === 'grant-unresolved');
+    expect(warnings.every((d) => d.severity === 'warning')).toBe(true);
+    expect(warnings.map((d) => d.path)).toEqual(
+      expect.arrayContaining([
+        'agents.lead.tool_mcp_servers.everything.enabled_tools[1]',
+        'agents.researcher.tool_mcp_servers.research',
+      ]),
+    );
+    expect(warnings.find((d) => d.path?.endsWith('enabled_tools[1]'))?.line).toBe(19);
+    const text = await t.run(['profile', 'install', t.pack, '--force']);
+    expect(text.code).toBe(0);
+    expect(text.stderr).toContain('warning[grant-unresolved]');
+    expect(text.stdout).toContain('unchanged');
   });
 
   it('exits 2 on usage errors and prints help', async () => {

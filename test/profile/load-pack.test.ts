@@ -114,6 +114,26 @@ native_agents = ["a", "b"]
     expect(JSON.stringify(diagnostics)).not.toContain('outside text');
   });
 
+  it('rejects a symlinked profile.toml that leads outside the pack', async () => {
+    const outside = await packWith({ 'profile.toml': MINIMAL.replace('mini', 'outsider') });
+    const dir = await packWith({ 'prompts/lead.md': 'Lead well.' });
+    await symlink(join(outside, 'profile.toml'), join(dir, 'profile.toml'));
+    const { pack, diagnostics } = await loadPack(dir);
+    expect(pack).toBeUndefined();
+    expect(diagnostics).toMatchObject([
+      { code: 'pack-file-outside-pack', file: join(dir, 'profile.toml') },
+    ]);
+    expect(JSON.stringify(diagnostics)).not.toContain('outsider');
+  });
+
+  it('follows a symlinked profile.toml that stays inside the pack', async () => {
+    const dir = await packWith({ 'real/profile.toml': MINIMAL, 'prompts/lead.md': 'Lead well.' });
+    await symlink('real/profile.toml', join(dir, 'profile.toml'));
+    const { pack, diagnostics } = await loadPack(dir);
+    expect(diagnostics).toEqual([]);
+    expect(pack!.name).toBe('mini');
+  });
+
   it('rejects a symlinked directory that leads outside the pack', async () => {
     const outside = await packWith({ 'lead.md': 'outside' });
     const dir = await packWith({ 'profile.toml': MINIMAL });

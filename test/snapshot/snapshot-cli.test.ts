@@ -2,7 +2,17 @@
  * `snapshot compile|list|show|render` run in-process through the CLI router, with credentials that
  * hold planted canary values which must never appear in any output or stored file.
  */
-import { chmod, cp, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  cp,
+  lstat,
+  mkdir,
+  readdir,
+  readFile,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
@@ -321,5 +331,43 @@ describe('snapshot render', () => {
     expect(refused.stderr).toMatch(
       /agents\/old\/ghost\.toml is not part of this rendering, and Codex would load it as a role/,
     );
+  });
+  it('refuses to overwrite or write through a symbolic link in --out unless --force', async () => {
+    const s = await setup();
+    const { id } = (await s.cli(['snapshot', 'compile', 'pack', '--json'])).json<{ id: string }>();
+    const out = join(s.root, 'mine');
+    await mkdir(out);
+    await writeFile(join(out, 'config.toml'), 'model = "my own"\n');
+    const refused = await s.cli(['snapshot', 'render', id, '--out', out]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${join(out, 'config.toml')} already exists`);
+    expect(refused.stderr).toContain('--force');
+    expect(await readFile(join(out, 'config.toml'), 'utf8')).toBe('model = "my own"\n');
+    expect(await readdir(out)).toEqual(['config.toml']);
+    const forced = await s.cli(['snapshot', 'render', id, '--out', out, '--force']);
+    expect(forced.code).toBe(0);
+    expect(parse(await readFile(join(out, 'config.toml'), 'utf8'))).toMatchObject({
+      developer_instructions: 'You lead the team.',
+    });
+
+    // a symlinked config.toml and a symlinked agents/ lead outside: never written through
+    const outside = join(s.root, 'outside');
+    await mkdir(join(outside, 'agents'), { recursive: true });
+    await writeFile(join(outside, 'config.toml'), 'precious = true\n');
+    const linked = join(s.root, 'linked');
+    await mkdir(linked);
+    await symlink(join(outside, 'config.toml'), join(linked, 'config.toml'));
+    await symlink(join(outside, 'agents'), join(linked, 'agents'));
+    const viaLink = await s.cli(['snapshot', 'render', id, '--out', linked, '--json']);
+    expect(viaLink.code).toBe(1);
+    expect(viaLink.stdout).toContain('symbolic link');
+    for (const force of [[], ['--force']]) {
+      await s.cli(['snapshot', 'render', id, '--out', linked, ...force]);
+      expect(await readFile(join(outside, 'config.toml'), 'utf8')).toBe('precious = true\n');
+      expect(await readdir(join(outside, 'agents'))).toEqual([]);
+    }
+    expect((await lstat(join(linked, 'config.toml'))).isFile()).toBe(true);
+    expect((await lstat(join(linked, 'agents'))).isDirectory()).toBe(true);
+    expect(await readdir(join(linked, 'agents'))).toEqual(['reviewer.toml', 'scribe.toml']);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 
+import { unresolvedGrantWarnings } from '../../profile/install-warnings.js';
 import { installPack } from '../../profile/pack-store.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
@@ -13,7 +14,9 @@ const USAGE = `Usage: codex-mmo profile install DIR [--force] [--json]
 
 Validate the profile pack in DIR (profile.toml plus the instruction files it references) and
 install it read-only as <data-dir>/profiles/<name>/. Installing the same content again changes
-nothing; a different pack of the same name is replaced only with --force.
+nothing; a different pack of the same name is replaced only with --force. A grant that does not
+resolve against the operator registry (an unknown server, a tool outside its enabled_tools) is a
+warning: the pack installs, but sessions of it fail until the grant or the registry is fixed.
 
 Options:
   --force              replace a different installed pack of the same name
@@ -28,8 +31,18 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   );
   if (cmd.help) return printHelp(io, USAGE);
   const dir = resolve(io.cwd, cmd.positionals[0] ?? '');
-  const result = await installPack(dir, cmd.dirs.dataDir, { force: cmd.values.force === true });
-  const ok = result.path !== undefined;
+  const installed = await installPack(dir, cmd.dirs.dataDir, { force: cmd.values.force === true });
+  const ok = installed.path !== undefined;
+  // grants are checked against the registry, but only warned about: the pack is valid on its own
+  const result = ok
+    ? {
+        ...installed,
+        diagnostics: [
+          ...installed.diagnostics,
+          ...(await unresolvedGrantWarnings(dir, cmd.dirs.configDir)),
+        ],
+      }
+    : installed;
   const status = !ok
     ? 'refused'
     : !result.created

@@ -1,5 +1,5 @@
 /**
- * `codex-mmo snapshot render ID [--process ROLE] [--out DIR] [--json]`: the Codex configuration of
+ * `codex-mmo snapshot render ID [--process ROLE] [--out DIR [--force]] [--json]`: the Codex configuration of
  * one process of a snapshot (`config.toml` and `agents/*.toml`), printed or written into DIR. The
  * `mmo_mesh` command is a marked placeholder here; a session fills it in at launch.
  */
@@ -12,7 +12,7 @@ import { readSnapshot } from '../../snapshot/snapshot-store.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 
-const USAGE = `Usage: codex-mmo snapshot render ID [--process ROLE] [--out DIR] [--json]
+const USAGE = `Usage: codex-mmo snapshot render ID [--process ROLE] [--out DIR [--force]] [--json]
 
 Render the Codex home of one process of a stored snapshot: config.toml (servers with the process
 root's grants, [agents.N] declarations, instructions, model, sandbox, codex-base.toml settings)
@@ -21,9 +21,12 @@ and agents/N.toml for every native role. ID is 'sha256:<hex>' or a unique prefix
 Options:
   --process ROLE   the process root role (default: the profile's root, the session process)
   --out DIR        write config.toml and agents/ into DIR instead of printing them
+  --force          with --out, replace existing files of other content and symbolic links in
+                   DIR (a link is replaced, never written through)
 
 Exit status: 0 rendered, 1 no such snapshot or process, the snapshot is damaged, or DIR holds
-a role file that is not part of this rendering; 2 a malformed or ambiguous ID.
+a role file that is not part of this rendering, or (without --force) a file of other content or
+a symbolic link where a rendered file goes; 2 a malformed or ambiguous ID.
 
 JSON: {"id", "process", "files": {PATH: TEXT}} or, with --out, {"id", "process", "dir", "files": [PATH]}`;
 
@@ -31,7 +34,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(
     args,
     io,
-    { process: { type: 'string' }, out: { type: 'string' } },
+    { process: { type: 'string' }, out: { type: 'string' }, force: { type: 'boolean' } },
     { min: 1, max: 1 },
   );
   if (cmd.help) return printHelp(io, USAGE);
@@ -44,7 +47,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     const home = renderProcess(stored.snapshot, plan, processRoot, { home: io.home });
     if (typeof outOption === 'string') {
       const dir = resolve(io.cwd, outOption);
-      await writeRenderedHome(home, dir);
+      await writeRenderedHome(home, dir, { overwrite: cmd.values.force === true });
       if (cmd.json) {
         printJson(io, { id: stored.id, process: processRoot, dir, files: [...home.files.keys()] });
       } else {
