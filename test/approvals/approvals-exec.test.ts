@@ -79,13 +79,10 @@ function tagOf(request: ModelRequest, word: string): string | undefined {
 }
 
 function guardedCall(tag: string): ScriptedItem {
-  // the arguments carry a credential value, which the queue must show masked
-  return {
-    type: 'function_call',
-    namespace: 'mcp__guarded',
-    name: 'write',
-    arguments: { text: `${tag} ${GUARD_CANARY}` },
-  };
+  // the arguments carry a credential value, which the queue must show masked; a call meant to
+  // reach the server carries none (the gateway refuses a credential in arguments, approved or not)
+  const text = tag.endsWith('-approve') ? tag : `${tag} ${GUARD_CANARY}`;
+  return { type: 'function_call', namespace: 'mcp__guarded', name: 'write', arguments: { text } };
 }
 
 function mesh(name: string, args: Record<string, unknown>): ScriptedItem {
@@ -233,7 +230,7 @@ function expectRequest(approval: Approval, id: string, process: string, role: st
     tool: 'write',
   });
   expect(approval.id).toMatch(/^a\d+$/);
-  expect(approval.arguments).toContain('***');
+  if (!approval.arguments.includes('-approve')) expect(approval.arguments).toContain('***');
   expect(approval.arguments).not.toContain(GUARD_CANARY);
   expect(Date.parse(approval.expires_at)).toBeGreaterThan(Date.parse(approval.requested_at));
 }

@@ -194,7 +194,9 @@ describe('gateway over stdio (echo-server fixture)', () => {
       }
       // only the one allowed call reached the server
       const seen = (await readFile(calls, 'utf8')).trim().split('\n');
-      expect(seen).toEqual([JSON.stringify({ name: 'echo', arguments: { text: 'hello' } })]);
+      expect(seen).toEqual([
+        JSON.stringify({ tool: 'echo', name: 'echo', arguments: { text: 'hello' } }),
+      ]);
     } finally {
       await client.close();
     }

@@ -105,7 +105,7 @@ describe('exec in CI', () => {
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout) as { ok: boolean; diagnostics: { code: string }[] };
     expect(out.ok).toBe(false);
-    expect(out.diagnostics.map((d) => d.code)).toEqual(['codex-bin-interpreter-missing']);
+    expect(out.diagnostics.map((d) => d.code)).toEqual(['codex-not-runnable']);
   }, 60_000);
 
   it('a NUL in credentials.env stops exec before launch, naming the variable only', async () => {

@@ -28,7 +28,7 @@ const A = '20260101T000000000Z-aaaa0001';
 const B = '20260102T000000000Z-bbbb0002';
 
 describe('session list', () => {
-  it('lists sessions oldest first; a running session whose supervisor is gone shows as ended', async () => {
+  it('lists sessions oldest first; a running session whose supervisor is gone shows as failed', async () => {
     const state = await stateWith([
       sessionRecord(B, { status: 'stopped', exit_code: 0 }),
       sessionRecord(A),
@@ -36,7 +36,7 @@ describe('session list', () => {
     const json = await runCli(['session', 'list', '--json', '--state-dir', state]);
     expect(json.code).toBe(0);
     expect(json.json<{ sessions: unknown[] }>().sessions).toEqual([
-      expect.objectContaining({ id: A, status: 'ended', profile: 'team', processes: 2 }),
+      expect.objectContaining({ id: A, status: 'failed', profile: 'team', processes: 2 }),
       expect.objectContaining({ id: B, status: 'stopped', exit_code: 0 }),
     ]);
     const text = await runCli(['session', 'list', '--state-dir', state]);
@@ -61,7 +61,7 @@ describe('session show', () => {
     const state = await stateWith([sessionRecord(A), sessionRecord(B)]);
     const text = await runCli(['session', 'show', '20260101', '--state-dir', state]);
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/status:\s+ended/);
+    expect(text.stdout).toMatch(/status:\s+failed/);
     expect(text.stdout).toMatch(
       /researcher-1\s+researcher\s+failed\s+-\s+root\s+\/s\/homes\/researcher-1/,
     );
@@ -69,7 +69,7 @@ describe('session show', () => {
       'researcher-1: codex app-server of participant researcher-1 exited unexpectedly',
     );
     const json = await runCli(['session', 'show', B, '--json', '--state-dir', state]);
-    expect(json.json()).toMatchObject({ id: B, status: 'ended', dir: sessionDir(state, B) });
+    expect(json.json()).toMatchObject({ id: B, status: 'failed', dir: sessionDir(state, B) });
   });
 
   it('fails clearly for an unknown or ambiguous id', async () => {
@@ -78,7 +78,7 @@ describe('session show', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("no session 'nope'");
     const ambiguous = await runCli(['session', 'show', '2026', '--state-dir', state]);
-    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toContain('matches 2 sessions');
     const usage = await runCli(['session', 'show', '--state-dir', state]);
     expect(usage.code).toBe(2);
@@ -93,7 +93,7 @@ describe('session stop', () => {
     ]);
     const stale = await runCli(['session', 'stop', A, '--state-dir', state]);
     expect(stale.code).toBe(0);
-    expect(stale.stdout).toBe(`Session ${A} has already ended.\n`);
+    expect(stale.stdout).toBe(`Session ${A} has already failed.\n`);
     const failed = await runCli(['session', 'stop', B, '--json', '--state-dir', state]);
     expect(failed.json()).toEqual({ session: B, status: 'failed', stopped: false, forced: false });
   });

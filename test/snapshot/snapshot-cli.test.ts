@@ -179,7 +179,7 @@ describe('snapshot compile', () => {
     expect(bad.code).toBe(1);
     expect(bad.json<{ ok: boolean; diagnostics: { code: string }[] }>()).toMatchObject({
       ok: false,
-      diagnostics: [{ code: 'tool-not-allowed' }],
+      diagnostics: [{ code: 'sandbox-reads-unrestricted' }, { code: 'tool-not-allowed' }],
     });
     // a pack error does not hide the grant errors: one run reports both
     await writeFile(profile, `${await readFile(profile, 'utf8')}\n[agents.scribe.extra]\n`);
@@ -191,6 +191,7 @@ describe('snapshot compile', () => {
         .diagnostics.map((d) => [d.code, d.path]),
     ).toEqual([
       ['unknown-key', 'agents.scribe.extra'],
+      ['sandbox-reads-unrestricted', 'agents.researcher.permissions'],
       ['tool-not-allowed', 'agents.lead.tool_mcp_servers.alpha.enabled_tools[1]'],
     ]);
     await expect(stat(join(s.data, 'snapshots'))).rejects.toThrow();
