@@ -3,6 +3,8 @@
  * Codex opens a new relay for a native role's first Tool MCP call, with the token its root's
  * relay already spent; the gateway accepts it as a relay of the same Codex process, the call
  * reaches the server, and a connection from outside Codex with that token is still refused.
+ * The gateway checks each call against its thread's role: the native role's call of a tool
+ * granted only to its parent is refused before the server, the parent's own call is not.
  */
 import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
@@ -48,6 +50,8 @@ function script(request: ModelRequest): ScriptedItem[] {
   const outputs = request.toolOutputs;
   if (isScout(request)) {
     if (outputs.length === 0) return [call('mcp__notes', 'list', { text: 'from-scout' })];
+    // a tool of the parent's grant, named without being offered (a prompt-injected model)
+    if (outputs.length === 1) return [call('mcp__notes', 'add', { text: 'scout-adds' })];
     return [{ type: 'message', text: 'SCOUT-DONE' }];
   }
   switch (outputs.length) {
@@ -57,6 +61,8 @@ function script(request: ModelRequest): ScriptedItem[] {
       const id = (JSON.parse(outputs[0]?.output ?? '{}') as { agent_id?: string }).agent_id;
       return [call('multi_agent_v1', 'wait_agent', { targets: [id ?? ''], timeout_ms: 60_000 })];
     }
+    case 2:
+      return [call('mcp__notes', 'add', { text: 'lead-adds' })];
     default:
       return [{ type: 'message', text: 'LEAD-DONE' }];
   }
@@ -140,8 +146,8 @@ describe('native sub-agents through the gateway', () => {
   it("lets a native role call its granted tool of the parent's server", async () => {
     const scout = model.requests.filter(isScout);
     const answer = scout.flatMap((r) => r.toolOutputs).map((o) => o.output);
-    expect(answer.join('\n')).toContain('from-scout');
-    expect(answer.join('\n')).not.toContain('refused');
+    expect(answer[0]).toContain('from-scout');
+    expect(answer[0]).not.toContain('refused');
     const logged = await readFile(join(world.root, 'notes-calls.jsonl'), 'utf8');
     expect(logged).toContain('from-scout');
     const { dir } = await onlySession(world);
@@ -151,8 +157,43 @@ describe('native sub-agents through the gateway', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const made = calls.filter((c) => c.tool === 'list');
     expect(made).toHaveLength(1);
-    expect(made[0]).toMatchObject({ process: 'root', server: 'notes', outcome: 'ok' });
+    expect(made[0]).toMatchObject({
+      process: 'root',
+      role: 'scout',
+      server: 'notes',
+      outcome: 'ok',
+    });
     expect(made[0]?.parent_thread).toEqual(expect.any(String));
+  });
+
+  it("refuses at the gateway the native role's call of a tool granted only to its parent", async () => {
+    const last = model.requests.filter(isScout).at(-1);
+    const answer = (last?.toolOutputs ?? []).map((o) => o.output);
+    expect(answer).toHaveLength(2);
+    expect(answer[1]).toContain('[tool-not-granted-to-role]');
+    expect(answer[1]).toContain("role 'scout'");
+    const logged = await readFile(join(world.root, 'notes-calls.jsonl'), 'utf8');
+    expect(logged).not.toContain('scout-adds');
+    // the parent's own call of the same tool goes through
+    expect(logged).toContain('lead-adds');
+
+    const { record } = await onlySession(world);
+    const shown = await runInWorld(world, ['session', 'calls', String(record.id), '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
+    const adds = calls.filter((c) => c.tool === 'add');
+    expect(adds).toHaveLength(2);
+    expect(adds).toContainEqual(
+      expect.objectContaining({
+        role: 'scout',
+        outcome: 'denied',
+        reason: 'tool-not-granted-to-role',
+      }),
+    );
+    expect(adds.find((c) => c.role === 'scout')?.parent_thread).toEqual(expect.any(String));
+    expect(adds).toContainEqual(
+      expect.objectContaining({ role: 'lead', outcome: 'ok', parent_thread: null }),
+    );
   });
 
   it('still refuses the spent token to a relay started outside Codex', () => {
