@@ -14,6 +14,7 @@ export type CallOutcome = 'ok' | 'error' | 'blocked' | 'denied';
 export type CallReason =
   | 'credential-in-arguments'
   | 'tool-not-granted'
+  | 'tool-not-granted-to-role'
   | 'tool-drift'
   | 'tool-error'
   | 'rpc-error'

@@ -1,7 +1,7 @@
 /**
  * The session's Tool MCP gateway in the supervising codex-mmo process: listens on its own Unix
- * socket (mode 0600), issues one relay token per process and server, accepts each token once, and
- * runs a `RelayConnection` per accepted relay. Owns every real server it starts: they end when
+ * socket (mode 0600), issues one relay token per process and server, accepts each token once per
+ * Codex process (later only from relays that Codex process started, read from /proc), and runs a `RelayConnection` per accepted relay. Owns every real server it starts: they end when
  * their relay goes away, when their process's routes are closed, and when the gateway closes.
  * Records calls in `calls.jsonl` and reports drifted tools once per process, server and tool.
  */
@@ -17,6 +17,7 @@ import { credentialMatcher, type CredentialMatcher } from './credential-scan.js'
 import { RelayTokens } from './gateway-credentials.js';
 import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
 import { JsonLines } from './json-lines.js';
+import { relayLineage } from './relay-lineage.js';
 import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
 import type { DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from './upstream.js';
@@ -256,11 +257,14 @@ export class GatewayHub {
         refuse('send hello first');
         return;
       }
-      const redeemed = this.tokens.redeem(typeof value.token === 'string' ? value.token : '');
+      const redeemed = this.tokens.redeem(
+        typeof value.token === 'string' ? value.token : '',
+        relayLineage((value as { pid?: unknown }).pid),
+      );
       if (!redeemed.ok) {
         refuse(
           redeemed.reason === 'spent'
-            ? 'this gateway token was already used by another connection; a token opens one connection, once'
+            ? 'this gateway token was already used by another connection; after its first use a token opens connections only for relays started by the same Codex process'
             : NO_TOKEN_MESSAGE,
         );
         return;

@@ -17,6 +17,8 @@ export interface HelloLine {
   /** What the relay was started for; checked against what the token belongs to. */
   readonly server: string;
   readonly process: string;
+  /** The relay's own pid: a later connection with a spent token must come from a sibling relay. */
+  readonly pid?: number;
 }
 
 export interface ReadyLine {

@@ -13,6 +13,8 @@ export interface RelayOptions {
   readonly server: string;
   readonly process: string;
   readonly token: string;
+  /** The relay process's pid, sent in its hello. */
+  readonly pid?: number;
   readonly stdin: NodeJS.ReadableStream;
   readonly stdout: NodeJS.WritableStream;
   /** One line per problem, for Codex's log of the server's stderr. */
@@ -41,7 +43,7 @@ export async function runRelay(options: RelayOptions): Promise<number> {
     return 1;
   }
   socket.write(
-    `${JSON.stringify({ [CONTROL_KEY]: 'hello', token: options.token, server: options.server, process: options.process })}\n`,
+    `${JSON.stringify({ [CONTROL_KEY]: 'hello', token: options.token, server: options.server, process: options.process, ...(options.pid !== undefined ? { pid: options.pid } : {}) })}\n`,
   );
   return new Promise<number>((resolve) => {
     let head: Buffer[] = [];

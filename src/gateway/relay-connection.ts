@@ -28,6 +28,22 @@ import { findCredentialIn, type CredentialMatcher } from './credential-scan.js';
 import { filterToolList, type DriftedTool, type ToolGate } from './tool-filter.js';
 import { startUpstream, type Upstream } from './upstream.js';
 
+/** The role a thread runs, as the model wire attributed it: null when it could not. */
+export interface ThreadAttribution {
+  readonly process: string;
+  readonly role: string | null;
+}
+
+/** Per-thread grants of a route: each role of the process with its tools of the server. */
+export interface ThreadGate {
+  /** The model wire's view of a thread; undefined when it has not seen it. */
+  roleOf(thread: string): ThreadAttribution | undefined;
+  /** Tools of the server granted to each role of the process (no entry: no grant). */
+  readonly roles: Readonly<Record<string, ReadonlySet<string>>>;
+  /** True when some role of the process has other tools of the server than the root. */
+  readonly differs: boolean;
+}
+
 /** One process's way to one server, as the gateway knows it. */
 export interface Route {
   /** `root` or the participant id of the Codex process. */
@@ -39,6 +55,8 @@ export interface Route {
   readonly gate: ToolGate;
   /** How Codex would have started the server for this process. */
   readonly launch: LaunchContext;
+  /** Grants by calling thread (native roles); absent: the process root's grant for every call. */
+  readonly threads?: ThreadGate;
 }
 
 /** What every connection of a gateway shares. */
@@ -60,6 +78,7 @@ interface PendingCall {
   readonly tool: string;
   readonly started: number;
   readonly caller: CallerThread;
+  readonly role: string | null;
   readonly args: ArgumentsSummary;
 }
 
@@ -224,9 +243,10 @@ export class RelayConnection {
     const caller = callerThread(params._meta);
     const args = summarizeArguments(params.arguments, this.shared.matcher(), this.shared.secrets());
     // `code` names the rule, as the refusal's text and the call's recorded reason
+    const role = this.roleOf(caller);
     const decline = (outcome: CallOutcome, code: CallReason, text: string): false => {
       this.write(refusal(id, text));
-      this.log(tool, caller, args, outcome, code, 0);
+      this.log(tool, caller, role, args, outcome, code, 0);
       return false;
     };
     const server = this.route.server;
@@ -235,6 +255,16 @@ export class RelayConnection {
         'denied',
         'tool-not-granted',
         `codex-mmo refused this call [tool-not-granted]: tool '${tool}' of server '${server}' is not granted to this process`,
+      );
+    }
+    const threads = this.route.threads;
+    if (threads !== undefined && !this.threadMay(threads, role, tool)) {
+      return decline(
+        'denied',
+        'tool-not-granted-to-role',
+        role === null
+          ? `codex-mmo refused this call [tool-not-granted-to-role]: the calling thread could not be attributed to a role, and roles of this process have different grants on server '${server}'`
+          : `codex-mmo refused this call [tool-not-granted-to-role]: tool '${tool}' of server '${server}' is not granted to role '${role}'`,
       );
     }
     if (this.shared.isDrifted(this.route, tool)) {
@@ -252,13 +282,31 @@ export class RelayConnection {
         `codex-mmo refused this call [credential-in-arguments]: its arguments contain a credential of this session (${found}); credentials are never passed to tools`,
       );
     }
-    this.calls.set(id, { tool, started: performance.now(), caller, args });
+    this.calls.set(id, { tool, started: performance.now(), caller, role, args });
     return true;
+  }
+
+  /**
+   * The role of the calling thread: the model wire's attribution (null for a thread it has not
+   * attributed to this process); without per-thread grants, the root for a root thread.
+   */
+  private roleOf(caller: CallerThread): string | null {
+    const threads = this.route.threads;
+    if (threads === undefined) return caller.parent_thread === null ? this.route.role : null;
+    const seen = caller.thread === null ? undefined : threads.roleOf(caller.thread);
+    return seen?.process === this.route.process ? seen.role : null;
+  }
+
+  /** Whether `role` may call `tool`; an unattributed call only when every role has the same grant. */
+  private threadMay(threads: ThreadGate, role: string | null, tool: string): boolean {
+    if (role === null) return !threads.differs;
+    return threads.roles[role]?.has(tool) === true;
   }
 
   private log(
     tool: string,
     caller: CallerThread,
+    role: string | null,
     args: ArgumentsSummary,
     outcome: CallOutcome,
     reason: CallReason | undefined,
@@ -267,7 +315,7 @@ export class RelayConnection {
     this.shared.record({
       time: new Date().toISOString(),
       process: this.route.process,
-      role: caller.parent_thread === null ? this.route.role : null,
+      role,
       thread: caller.thread,
       parent_thread: caller.parent_thread,
       server: this.route.server,
@@ -283,7 +331,15 @@ export class RelayConnection {
     const call = this.calls.get(id);
     if (call === undefined) return;
     this.calls.delete(id);
-    this.log(call.tool, call.caller, call.args, outcome, reason, performance.now() - call.started);
+    this.log(
+      call.tool,
+      call.caller,
+      call.role,
+      call.args,
+      outcome,
+      reason,
+      performance.now() - call.started,
+    );
   }
 
   /** A message from the server, on its way to Codex. */

@@ -18,7 +18,7 @@ import type { Snapshot } from '../snapshot/types.js';
 import { callsFile } from './call-log.js';
 import { GatewayHub, type DriftReport } from './gateway-hub.js';
 import { relayHome, relayTokenNames, type RelayTarget } from './relay-home.js';
-import type { Route } from './relay-connection.js';
+import type { Route, ThreadAttribution } from './relay-connection.js';
 
 /** `gateway.sock` beside the mesh socket (or `<name>-gw.sock` for a socket of another name). */
 export function gatewaySocketPath(meshSocket: string): string {
@@ -56,6 +56,11 @@ export interface SessionGatewayOptions {
   readonly onDrift?: (report: DriftReport) => void;
   readonly onGroups?: (pids: readonly number[]) => void;
   readonly onStderr?: (process: string, server: string, text: string) => void;
+  /**
+   * The model wire's role of a thread (undefined: not seen). Given, every call is checked against
+   * its calling thread's role; a call the wire cannot attribute is refused where roles differ.
+   */
+  readonly roleOfThread?: (threadId: string) => ThreadAttribution | undefined;
 }
 
 export interface ProcessLaunchInput {
@@ -154,6 +159,16 @@ export class SessionGateway {
           : defined;
       const pins = snapshot.pins[server];
       const grant = grants[server];
+      const roleOfThread = this.options.roleOfThread;
+      const roles: Record<string, Set<string>> = {};
+      for (const role of input.process.roles) {
+        const own = plan.roles[role]?.grants[server];
+        if (own !== undefined) roles[role] = new Set(own.enabled_tools);
+      }
+      const rootTools = [...(roles[input.process.root] ?? [])].sort().join('\n');
+      const differs = input.process.roles.some(
+        (role) => [...(roles[role] ?? [])].sort().join('\n') !== rootTools,
+      );
       const token = this.hub.addRoute(
         {
           process: input.processId,
@@ -170,6 +185,9 @@ export class SessionGateway {
             cwd: input.cwd,
             credentials: this.options.credentials,
           },
+          ...(roleOfThread !== undefined
+            ? { threads: { roleOf: roleOfThread, roles, differs } }
+            : {}),
         },
         // a server the root role uses is started at once; Codex will ask for it
         { prestart: grant !== undefined },

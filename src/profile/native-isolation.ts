@@ -161,9 +161,9 @@ function meshSentence(delta: NativeRoleDelta, mesh: MeshDelta): string {
 
 /**
  * The `native-role-not-isolated` warning of a native role when the model wire narrows what it
- * is offered: what the wire cannot do — call-time checks of the tools it removes, servers its
- * process root lacks, `mmo_mesh` acting with the root's lists, the root's `required` — or
- * undefined when nothing is left.
+ * is offered and the session's gateway refuses, by calling thread, the tools the wire removes:
+ * what neither can do — servers its process root lacks, `mmo_mesh` acting with the root's
+ * lists, the root's `required` — or undefined when nothing is left.
  */
 function narrowedWarning(
   delta: NativeRoleDelta,
@@ -171,11 +171,6 @@ function narrowedWarning(
   series: string,
 ): Diagnostic | undefined {
   const parts: string[] = [];
-  if (delta.gains.length > 0) {
-    parts.push(
-      `its model is offered only its own grants (the model wire removes ${formatTools(delta.gains)}), but Codex still runs those tools of \`${delta.process}\` when the role's model names them unoffered, and no tool-side check refuses such a call by thread`,
-    );
-  }
   if (delta.loses.length > 0) {
     parts.push(
       `it will LOSE ${formatTools(delta.loses)} (granted to \`${delta.role}\`, not to \`${delta.process}\`): Codex starts a sub-agent with its parent's servers only, and the wire can narrow, not add`,

@@ -178,8 +178,11 @@ export async function launchSession(
       ...serverGroups,
     ]);
   };
-  // every Tool MCP server of the session is reached through the gateway (DESIGN §10)
+  // every Tool MCP server of the session is reached through the gateway (DESIGN §10), which
+  // checks each call against the role the model wire attributed its thread to (DESIGN §12)
+  const threadRoles: { wire?: ModelWire } = {};
   const gateway = await SessionGateway.start({
+    roleOfThread: (threadId) => threadRoles.wire?.roleOfThread(threadId),
     sessionDir: plan.dir,
     socketPath: gatewaySocketPath(plan.record.mesh_socket),
     snapshot: context.stored.snapshot,
@@ -221,6 +224,7 @@ export async function launchSession(
         });
   // every Codex process of the session reaches its model through the session's model wire
   const wire = await startSessionWire(context.stored.snapshot, context.plan, paths.logs);
+  threadRoles.wire = wire;
   // the home, the first record and the broker are independent: prepare them concurrently
   const [home, first, started] = await Promise.allSettled([
     writeProcessHome(wire.home(relayed.rendered, 'root'), plan.homeDir, context.baseCodexHome),

@@ -6,7 +6,9 @@
  * encoding, masked results, drift, one-time tokens, notifications and elicitation.
  */
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -224,24 +226,26 @@ describe('gateway over stdio (echo-server fixture)', () => {
     expect(file).not.toContain(Buffer.from(CANARY).toString('hex').toUpperCase());
   });
 
-  it('accepts a token once: a second relay with it is refused', async () => {
+  it('accepts a token once per parent process: a relay another process started is refused', async () => {
     const token = hub.addRoute(route('once', echoDefinition('once'), ['echo']));
     const first = await viaGateway('once', token);
+    // the same relay, started by a shell that stays its parent (not the first relay's parent)
+    const relayArgs = [
+      CLI,
+      'gateway',
+      'connect',
+      '--socket',
+      hub.socketPath,
+      '--process',
+      'root',
+      '--server',
+      'once',
+      '--token-env',
+      'GW_TOKEN',
+    ];
     const second = spawn(
-      process.execPath,
-      [
-        CLI,
-        'gateway',
-        'connect',
-        '--socket',
-        hub.socketPath,
-        '--process',
-        'root',
-        '--server',
-        'once',
-        '--token-env',
-        'GW_TOKEN',
-      ],
+      '/bin/sh',
+      ['-c', `${[process.execPath, ...relayArgs].map((a) => `'${a}'`).join(' ')}; exit $?`],
       { env: { PATH: process.env.PATH ?? '', GW_TOKEN: token }, stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stderr = '';
@@ -278,6 +282,56 @@ describe('gateway over stdio (echo-server fixture)', () => {
     forged.stderr.on('data', (d: Buffer) => (forgedErr += d.toString()));
     expect(await new Promise((resolve) => forged.on('close', resolve))).toBe(1);
     expect(forgedErr).toContain('did not present an unspent gateway token');
+  });
+
+  it('accepts a spent token from a sibling relay of the same parent, never from a claimed pid', async () => {
+    const token = hub.addRoute(route('sibling', echoDefinition('sibling'), ['echo']));
+    const first = await viaGateway('sibling', token);
+    // a second relay this process starts, as Codex starts one for a native sub-agent
+    const sibling = await viaGateway('sibling', token);
+    const echoed = await sibling.callTool({ name: 'echo', arguments: { text: 'sib' } });
+    expect(text(echoed)).toContain('sib');
+    expect((await first.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+
+    // a hello that claims a pid: this process (no relay), or a relay that already connected
+    const relayPids = (await readdir('/proc'))
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+          const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+          const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+          return (
+            ppid === process.pid && cmd.includes(`gateway\0connect`) && cmd.includes('sibling')
+          );
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+    expect(relayPids.length).toBe(2);
+    for (const pid of [process.pid, ...relayPids, 999_999_999]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = createConnection(hub.socketPath);
+        let got = '';
+        socket.on('data', (d: Buffer) => (got += d.toString()));
+        socket.on('close', () => {
+          resolve(got);
+        });
+        socket.on('error', reject);
+        socket.write(
+          `${JSON.stringify({ codex_mmo_gateway: 'hello', token, server: 'sibling', process: 'root', pid })}\n`,
+        );
+      });
+      expect(answer, String(pid)).toContain('"refused"');
+      expect(answer).toContain('already used');
+    }
+    await sibling.close();
+    await first.close();
+
+    // once the process has ended, not even a sibling relay gets in
+    await hub.closeProcess('root');
+    await expect(viaGateway('sibling', token)).rejects.toThrow();
   });
 
   it('withholds a tool whose surface differs from its pin and keeps the others', async () => {

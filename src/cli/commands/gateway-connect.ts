@@ -51,6 +51,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     process: processId,
     server,
     token: io.env[tokenEnv] ?? '',
+    pid: process.pid,
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: (text) => {
