@@ -57,6 +57,8 @@ export default defineConfig({
         test: {
           name: 'codex-0.149',
           include: REAL_CODEX_TESTS,
+          // the demo runs the default Codex whatever the project, and two at once share its ports
+          exclude: ['test/session/demo.test.ts'],
           env: { CODEX_MMO_TEST_CODEX: '0.149' },
         },
       },
