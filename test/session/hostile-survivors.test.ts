@@ -23,6 +23,7 @@ import {
   echoServer,
   makeWorld,
   processesMentioning,
+  running,
   profileToml,
   requireBuild,
   runInWorld,
@@ -56,12 +57,6 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
     ];
   }
   return hang();
-}
-
-/** Alive and not a zombie waiting for a parent that may never reap it (containers' init). */
-async function running(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
 }
 
 async function sessionIds(): Promise<string[]> {

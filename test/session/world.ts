@@ -346,6 +346,12 @@ export async function waitFor(
 }
 
 /** Processes (other than this one) whose command line or environment mentions `text`. */
+/** Alive and not a zombie waiting for a parent that may never reap it (containers' init). */
+export async function running(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+}
+
 export async function processesMentioning(text: string): Promise<number[]> {
   const found: number[] = [];
   for (const entry of await readdir('/proc')) {
