@@ -36,6 +36,13 @@ export interface ReadDeny {
   /** Whole directories: the config dir, the data dir, the base Codex home. */
   readonly dirs: readonly string[];
   /**
+   * Directories to deny that did not exist when the session started: denied by a glob over their
+   * contents, which Codex expands before each sandboxed command. A literal entry for a missing
+   * path makes Codex's sandbox create an empty mount-point file there, on the host, which stays
+   * behind when the command is killed (measured on 0.149 and 0.171).
+   */
+  readonly absentDirs?: readonly string[];
+  /**
    * The state dir: everything in it is denied except each process home's `tmp/` (where Codex
    * keeps the helper executables its sandboxed shell runs), so a process cannot read its own or
    * any other process's `auth.json` copy, rollouts, state databases, logs or session records.
@@ -99,6 +106,7 @@ export function allNamesExcept(name: string): string[] {
 export function denyEntries(deny: ReadDeny): TomlTable {
   const entries: TomlTable = {};
   for (const dir of deny.dirs) entries[dir] = 'deny';
+  for (const dir of deny.absentDirs ?? []) entries[`${globLiteral(dir)}/**`] = 'deny';
   if (deny.stateDir !== undefined) {
     const state = globLiteral(deny.stateDir);
     const globs = [
@@ -111,6 +119,8 @@ export function denyEntries(deny: ReadDeny): TomlTable {
       entries[glob] = 'deny';
       entries[`${glob}/**`] = 'deny';
     }
+  }
+  if (deny.stateDir !== undefined || (deny.absentDirs ?? []).length > 0) {
     entries.glob_scan_max_depth = GLOB_SCAN_MAX_DEPTH;
   }
   return entries;

@@ -2,9 +2,10 @@
  * What a session's sandboxed shells may not read (DESIGN §9), from the operator's directories:
  * the config dir, the data dir and the base Codex home whole, and the state dir apart from each
  * process home's `tmp/` helper directory. Paths are given as configured and, where a symlink
- * leads elsewhere, as their real location too, since the sandbox sees real paths.
+ * leads elsewhere, as their real location too, since the sandbox sees real paths. A directory that
+ * does not exist yet is denied by its contents' glob, so the sandbox creates nothing on the host.
  */
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 
 import type { BoundaryOptions, ReadDeny } from '../compile/session-boundary.js';
 import type { Directories } from '../paths/directories.js';
@@ -14,13 +15,32 @@ async function withRealPath(path: string): Promise<string[]> {
   return real === path ? [path] : [path, real];
 }
 
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Denies `paths` whole: those that exist by path, the others by their contents' glob. A literal
+ * deny of a missing path makes Codex's sandbox create an empty mount-point file at it.
+ */
+export async function denyWhole(
+  paths: readonly string[],
+): Promise<Pick<ReadDeny, 'dirs' | 'absentDirs'>> {
+  const all = [...new Set((await Promise.all(paths.map(withRealPath))).flat())];
+  const present = await Promise.all(all.map(exists));
+  return {
+    dirs: all.filter((_, i) => present[i] === true),
+    absentDirs: all.filter((_, i) => present[i] !== true),
+  };
+}
+
 /** The read deny of every process of a session run with `dirs`. */
 export async function sessionReadDeny(dirs: Directories): Promise<ReadDeny> {
-  const whole = await Promise.all(
-    [dirs.configDir, dirs.dataDir, dirs.baseCodexHome].map(withRealPath),
-  );
   return {
-    dirs: [...new Set(whole.flat())],
+    ...(await denyWhole([dirs.configDir, dirs.dataDir, dirs.baseCodexHome])),
     stateDir: await realpath(dirs.stateDir).catch(() => dirs.stateDir),
   };
 }

@@ -46,7 +46,7 @@ import { chooseSocketPath } from './launch.js';
 import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { processHomeDir } from './prepare-session.js';
 import { processEnvironment } from './process-env.js';
-import { sessionReadDeny } from './read-deny.js';
+import { denyWhole } from './read-deny.js';
 import { SESSION_FORMAT } from './session-record.js';
 import { createSessionDir, writeSessionRecord } from './session-store.js';
 import {
@@ -478,11 +478,12 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     wire,
     script,
     // the smoke session lives outside the state dir, so the state dir can be denied whole
-    readDeny: {
-      dirs: (await sessionReadDeny(request.dirs)).dirs.concat(
-        await realpath(request.dirs.stateDir).catch(() => request.dirs.stateDir),
-      ),
-    },
+    readDeny: await denyWhole([
+      request.dirs.configDir,
+      request.dirs.dataDir,
+      request.dirs.baseCodexHome,
+      request.dirs.stateDir,
+    ]),
     secrets: [...credentials.source.secretValues()],
     failures: [],
     diagnostics: [],
