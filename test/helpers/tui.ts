@@ -1,0 +1,82 @@
+/**
+ * Drives an interactive program (Codex's TUI under `codex-mmo run`) through a pseudo-terminal,
+ * with util-linux `script` as the pty (no native module): start it at a fixed size, read what it
+ * draws with escape sequences removed, type keys, wait for text, and collect its exit code.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+
+export interface TuiOptions {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly cols?: number;
+  readonly rows?: number;
+}
+
+export interface Tui {
+  /** The `script` process; its pid leads the process group of the driven program. */
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Everything drawn so far, escape sequences removed. */
+  text(): string;
+  /** Types `keys` (raw bytes: `\r` is Enter, `\x03` is Ctrl-C). */
+  type(keys: string): void;
+  /** Resolves once the drawn text matches `pattern`; rejects with the text after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs: number): Promise<void>;
+  /** The program's exit code (null when killed by a signal). */
+  readonly exited: Promise<number | null>;
+}
+
+/** Keys the TUIs understand. */
+export const KEYS = { enter: '\r', ctrlC: '\x03', ctrlD: '\x04', escape: '\x1b' } as const;
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Removes CSI, OSC and other escape sequences, so the text reads as the screen would. */
+export function stripEscapes(raw: string): string {
+  /* eslint-disable no-control-regex -- escape sequences are control characters */
+  return raw
+    .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g, '')
+    .replace(/\x1bP[^\x1b]*\x1b\\/g, '')
+    .replace(/\x1b\[[0-9;?<>=]*[ -/]*[@-~]/g, '')
+    .replace(/\x1b[ -~]/g, '');
+  /* eslint-enable no-control-regex */
+}
+
+/** Starts `command args…` in a pseudo-terminal of `cols`×`rows` (default 120×40). */
+export function startTui(command: string, args: readonly string[], options: TuiOptions): Tui {
+  const line = [command, ...args].map(shellQuote).join(' ');
+  const size = `stty cols ${options.cols ?? 120} rows ${options.rows ?? 40} 2>/dev/null`;
+  const child = spawn('script', ['-qfec', `${size}; exec ${line}`, '/dev/null'], {
+    cwd: options.cwd,
+    env: { TERM: 'xterm-256color', ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let raw = '';
+  child.stdout.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+  const text = (): string => stripEscapes(raw);
+  return {
+    child,
+    text,
+    type: (keys) => {
+      if (child.stdin.writable) child.stdin.write(keys);
+    },
+    waitFor: (pattern, timeoutMs) =>
+      new Promise<void>((resolve, reject) => {
+        const started = Date.now();
+        const timer = setInterval(() => {
+          if (pattern.test(text())) {
+            clearInterval(timer);
+            resolve();
+          } else if (Date.now() - started > timeoutMs || child.exitCode !== null) {
+            clearInterval(timer);
+            if (pattern.test(text())) resolve();
+            else reject(new Error(`no ${String(pattern)} on the screen:\n${text().slice(-3000)}`));
+          }
+        }, 50);
+      }),
+    exited,
+  };
+}
