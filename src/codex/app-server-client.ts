@@ -26,7 +26,7 @@ import type {
   TurnStartResponse,
   WireMessage,
 } from './app-server-protocol.js';
-import { signalGroup } from '../process/process-control.js';
+import { endGroupRemains, signalGroup } from '../process/process-control.js';
 
 /** How the client answers an approval or input request from the server. */
 export type ApprovalDecision = 'accept' | 'decline' | { readonly result: unknown };
@@ -564,8 +564,9 @@ export class AppServerClient {
       }
     }
     const info = await this.exited;
-    // Leftovers in the group (a server that ignored its closed stdin) go too.
-    this.signalGroup('SIGKILL');
+    // Leftovers in the group (a server that ignored its closed stdin, a sandboxed command) go too.
+    const pid = this.child.pid;
+    if (pid !== undefined) await endGroupRemains(pid);
     return info;
   }
 

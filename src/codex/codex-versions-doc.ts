@@ -68,6 +68,10 @@ export function codexVersionsMarkdown(
       (r) => yes(r.loadsUntrustedProjectConfig),
     ],
     ['unknown config keys warned about', (r) => yes(r.warnsUnknownKeys)],
+    [
+      'sandbox mount points made in the working directory',
+      (r) => r.sandboxMountPoints.map((n) => `\`${n}\``).join(', '),
+    ],
     ['interactive TUI leaves an app-server daemon', (r) => yes(r.tuiLeavesAppServerDaemon)],
   ];
   const lines = [

@@ -87,6 +87,12 @@ export interface CodexVersionFacts {
   readonly loadsUntrustedProjectConfig: boolean;
   /** Whether the interactive TUI starts an app-server daemon that outlives it. */
   readonly tuiLeavesAppServerDaemon: boolean;
+  /**
+   * What the sandbox creates, empty, in the working directory on the host while a sandboxed
+   * command runs (the mount points of the paths it keeps read-only in a writable root); a command
+   * killed with SIGKILL, or interrupted on 0.149, leaves them there.
+   */
+  readonly sandboxMountPoints: readonly string[];
   readonly responses: ResponsesRequestShape;
 }
 
@@ -140,6 +146,7 @@ const CODEX_0171: CodexVersionFacts = {
   warnsUnknownKeys: true,
   loadsUntrustedProjectConfig: false,
   tuiLeavesAppServerDaemon: true,
+  sandboxMountPoints: ['.agents', '.aws', '.codex', '.git'],
   responses: {
     instructions: 'first-developer-message',
     toolOutput: 'input-text-array',
@@ -163,6 +170,7 @@ const CODEX_0149: CodexVersionFacts = {
   warnsUnknownKeys: false,
   loadsUntrustedProjectConfig: true,
   tuiLeavesAppServerDaemon: false,
+  sandboxMountPoints: ['.agents', '.codex', '.git'],
   responses: {
     instructions: 'instructions-field',
     toolOutput: 'string',

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
-import type { CodexVersionFacts } from '../codex/codex-versions.js';
+import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
 import { renderProcess } from '../compile/render-process.js';
 import type { ReadDeny } from '../compile/session-boundary.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
@@ -25,6 +25,7 @@ import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan, ResolvedProcess, ResolvedRole } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import { removeAuth, writeProcessHome } from '../session/codex-home.js';
+import { absentMountPoints } from '../session/sandbox-leftovers.js';
 import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { findProcess, processEnvironment } from '../session/process-env.js';
 import type { Snapshot } from '../snapshot/types.js';
@@ -132,6 +133,7 @@ export class SessionBroker {
   private readonly sockets = new Set<Socket>();
   private readonly tokens = new MeshCredentials();
   private readonly rootTokenValue: string;
+  private readonly participantMountPoints = new Set<string>();
   private counter = 0;
   private reserved = 0;
   private closing = false;
@@ -209,6 +211,14 @@ export class SessionBroker {
   }
 
   /** A method rather than the field, for a state that changes while an await is pending. */
+  /**
+   * Sandbox mount points absent from participants' working directories when they started; the
+   * session removes the empty ones when it ends.
+   */
+  mountPoints(): string[] {
+    return [...this.participantMountPoints];
+  }
+
   private isClosing(): boolean {
     return this.closing;
   }
@@ -434,6 +444,13 @@ export class SessionBroker {
         path,
       })),
     );
+    // what the sandbox may make in the participant's directory, absent now, goes with the session
+    for (const path of await absentMountPoints(
+      cwd,
+      (this.options.codex ?? NEWEST_CODEX).sandboxMountPoints,
+    )) {
+      this.participantMountPoints.add(path);
+    }
     const id = `${args.role}-${++this.counter}`;
     const homeDir = join(this.options.sessionDir, 'homes', id);
     const environment = processEnvironment(

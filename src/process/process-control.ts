@@ -27,9 +27,43 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Whether any process is left in the process group `pgid`. */
+export function groupAlive(pgid: number): boolean {
+  if (!Number.isInteger(pgid) || pgid <= 0) return false;
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Ends what is left of a process group whose leader has exited: SIGTERM first — a command in
+ * Codex's sandbox then removes the mount points the sandbox made on the host (`.git`, `.codex`, …
+ * in the working directory), which SIGKILL would leave behind — and SIGKILL after `graceMs`.
+ */
+export async function endGroupRemains(pgid: number, graceMs = 1000): Promise<void> {
+  if (!groupAlive(pgid)) return;
+  try {
+    process.kill(-pgid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && groupAlive(pgid)) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
 /**
  * Ends a process group: SIGTERM, then SIGKILL after `graceMs` if the leader is still alive.
- * Resolves when the leader has exited or the kill was sent.
+ * Resolves when the leader has exited and its group has ended, or the kill was sent.
  */
 export async function terminateGroup(
   pid: number,
@@ -41,7 +75,7 @@ export async function terminateGroup(
   while (Date.now() < deadline) {
     if (child ? child.exitCode !== null || child.signalCode !== null : !isAlive(pid)) {
       // the leader is gone; make sure nothing of its group lingers
-      signalGroup(pid, 'SIGKILL');
+      await endGroupRemains(pid);
       return;
     }
     await new Promise((r) => setTimeout(r, 25));

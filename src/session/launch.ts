@@ -17,7 +17,7 @@ import { SessionSupervision } from '../approvals/session-supervision.js';
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 
-import type { CodexVersionFacts } from '../codex/codex-versions.js';
+import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
 import type { ReadDeny } from '../compile/session-boundary.js';
 import type { MeshLaunch } from '../compile/types.js';
 import type { Diagnostic } from '../diagnostics/diagnostic.js';
@@ -31,6 +31,7 @@ import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
 import { removeAuthCopies, writeProcessHome } from './codex-home.js';
+import { absentMountPoints, removeMountPointLeftovers } from './sandbox-leftovers.js';
 import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
 import { exitCodeOf } from '../process/process-control.js';
@@ -325,6 +326,12 @@ export async function launchSession(
     masked.push(chunk);
   };
 
+  // what the sandbox may make in the root's working directory, absent now, goes with the session
+  const mountPoints = await absentMountPoints(
+    plan.cwd,
+    (context.codex ?? NEWEST_CODEX).sandboxMountPoints,
+  );
+
   // `exec` drives its root through `codex app-server`, so its approvals reach the queue;
   // `run` hands the terminal to the interactive Codex
   let execRoot: ExecRoot | undefined;
@@ -395,6 +402,7 @@ export async function launchSession(
       id: plan.id,
       homesDir: paths.homes,
       socketPath: plan.record.mesh_socket,
+      mountPoints,
     });
     watchParticipants();
   }
@@ -417,6 +425,8 @@ export async function launchSession(
     await gateway.close();
     // whatever Codex left behind: Tool MCP servers in their own process groups, app-server daemons
     await endMarkedProcesses(plan.id);
+    // and the sandbox's mount points in the working directories of the root and the participants
+    await removeMountPointLeftovers([...mountPoints, ...broker.mountPoints()]);
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session
     await Promise.all([logChain, removeAuthCopies(paths.homes)]);

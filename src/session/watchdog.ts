@@ -6,7 +6,7 @@
  * whatever is still there after a grace period. Given a session id it does the same to every
  * process carrying the session's marker (`CODEX_MMO_SESSION=<id>`: Tool MCP servers in their own
  * process groups, app-server daemons, participants), then removes the session's `auth.json`
- * copies and its socket. Codex itself never learns about the watchdog.
+ * copies, its socket and the sandbox mount points left empty in the working directory. Codex itself never learns about the watchdog.
  */
 import { spawn } from 'node:child_process';
 
@@ -52,6 +52,13 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
 sweep KILL
 [ -n "$homes" ] && rm -f "$homes"/*/auth.json
 [ -n "$sock" ] && rm -f "$sock"
+shift 5
+# the sandbox's mount points, absent when the session started: only empty ones go
+for m in "$@"; do
+  if [ -d "$m" ] && [ ! -L "$m" ]; then rmdir "$m" 2>/dev/null
+  elif [ -f "$m" ] && [ ! -L "$m" ] && [ ! -s "$m" ]; then rm -f "$m"
+  fi
+done
 exit 0
 `;
 
@@ -75,6 +82,8 @@ export interface WatchdogSession {
   readonly homesDir: string;
   /** The session's mesh socket, removed. */
   readonly socketPath: string;
+  /** Sandbox mount points absent from the root's working directory at launch: removed if empty. */
+  readonly mountPoints?: readonly string[];
 }
 
 export function startWatchdog(
@@ -93,6 +102,7 @@ export function startWatchdog(
       session?.id ?? '',
       session?.homesDir ?? '',
       session?.socketPath ?? '',
+      ...(session?.mountPoints ?? []),
     ],
     // built, not inherited: the supervisor's environment holds credential values
     { detached: true, stdio: ['pipe', 'ignore', 'ignore'], env: WATCHDOG_ENV },

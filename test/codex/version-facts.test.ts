@@ -406,6 +406,28 @@ describe(`${V}: offered server names and the Responses request shape`, () => {
   }, 90_000);
 });
 
+describe(`${V}: the sandbox on the host`, () => {
+  it(`${V}: a sandboxed command finds exactly the table's mount points in an empty working directory, and they go with it`, async () => {
+    const work = await tmpDir('codex-mmo-facts-mounts-');
+    const codexHome = await home({
+      default_permissions: 'p',
+      permissions: { p: { extends: ':workspace' } },
+    });
+    const run = await runCodex(TEST_CODEX_BIN, codexHome, ['sandbox', '--', 'ls', '-A', work], {
+      env: BASE_ENV,
+      cwd: work,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(
+      run.stdout
+        .split('\n')
+        .filter((n) => n !== '')
+        .sort(),
+    ).toEqual([...facts.sandboxMountPoints].sort());
+    expect(await readdir(work)).toEqual([]);
+  });
+});
+
 describe(`${V}: commands and app-server methods`, () => {
   it(`${V}: codex mcp-server exists exactly when the table says`, async () => {
     const run = await runCodex(TEST_CODEX_BIN, await home({}), ['--help'], { env: BASE_ENV });
