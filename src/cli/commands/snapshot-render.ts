@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 
+import { codexInUse } from '../../codex/codex-in-use.js';
 import { renderProcess } from '../../compile/render-process.js';
 import { writeRenderedHome } from '../../compile/write-home.js';
 import { planOfSnapshot } from '../../snapshot/plan-of-snapshot.js';
@@ -16,7 +17,9 @@ const USAGE = `Usage: codex-mmo snapshot render ID [--process ROLE] [--out DIR [
 
 Render the Codex home of one process of a stored snapshot: config.toml (servers with the process
 root's grants, [agents.N] declarations, instructions, model, sandbox, codex-base.toml settings)
-and agents/N.toml for every native role. ID is 'sha256:<hex>' or a unique prefix.
+and agents/N.toml for every native role. ID is 'sha256:<hex>' or a unique prefix. The files are
+rendered for the Codex version that would run them (--codex-bin, $CODEX_MMO_CODEX_BIN or PATH;
+the newest supported version when none is found).
 
 Options:
   --process ROLE   the process root role (default: the profile's root, the session process)
@@ -44,7 +47,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     const stored = await readSnapshot(cmd.dirs.dataDir, cmd.positionals[0] ?? '');
     const plan = planOfSnapshot(stored.snapshot);
     const processRoot = typeof processOption === 'string' ? processOption : plan.root;
-    const home = renderProcess(stored.snapshot, plan, processRoot, { home: io.home });
+    // keys the Codex that would run it rejects are left out, as at launch
+    const codex = await codexInUse(cmd.dirs.codexBin, io.env, io.cwd);
+    const home = renderProcess(stored.snapshot, plan, processRoot, {
+      home: io.home,
+      codex: codex.facts,
+    });
     if (typeof outOption === 'string') {
       const dir = resolve(io.cwd, outOption);
       await writeRenderedHome(home, dir, { overwrite: cmd.values.force === true });
