@@ -63,5 +63,19 @@ describe(`Codex ${TEST_CODEX_SERIES}: exec and the version table`, () => {
     expect(result.stdout).toContain('all done');
     expect(untested(result.stderr)).toBe(1);
     expect(result.stderr).toContain(`Codex 0.160.0 at ${wrapper} is not a supported version`);
+
+    // with --json the warning is one JSON diagnostic on stderr; stdout stays the event stream
+    const json = await runInWorld(wrapped, ['exec', world.packDir, 'hello', '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const warnings = json.stderr
+      .split('\n')
+      .filter((line) => line.startsWith('{"'))
+      .map((line) => JSON.parse(line) as { code?: string; severity?: string })
+      .filter((d) => d.code === 'codex-version-untested');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.severity).toBe('warning');
+    for (const line of json.stdout.split('\n').filter((l) => l !== '')) {
+      expect((JSON.parse(line) as { code?: string }).code).toBeUndefined();
+    }
   });
 });

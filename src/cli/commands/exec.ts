@@ -47,8 +47,8 @@ Options:
   --max-participants N      most participants the session runs at once (default 8)
 
 With --json, stdout carries one JSON event per line (the session's events: turns, messages, tool
-calls, approvals), launch errors are printed as JSON on stdout, and a JSON summary of the ended
-session is printed on stderr.`;
+calls, approvals), launch errors are printed as JSON on stdout, launch warnings as one JSON
+diagnostic per line on stderr, and a JSON summary of the ended session is printed on stderr.`;
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -130,7 +130,9 @@ export async function runSessionCommand(
     }
     return EXIT_FAILURE;
   }
+  // warnings of the launch: as text, or (stdout being the event stream) one JSON line each on stderr
   if (!cmd.json) printDiagnostics(io, started.diagnostics);
+  else for (const found of started.diagnostics) io.stderr(`${JSON.stringify(found)}\n`);
   const plan = started.plan;
   const badInterpreter = await checkInterpreter(plan.command);
   if (badInterpreter !== undefined) return printFailure(io, cmd.json, [badInterpreter]);
