@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { performance } from 'node:perf_hooks';
 
 import { planToJson } from '../../src/profile/plan-json.js';
 import {
@@ -150,7 +149,6 @@ describe('processes', () => {
       );
     expect(processesOf(ring(100), MAX_PROCESS_MEMBERSHIPS)).toHaveLength(100);
     expect(processesOf(ring(101), MAX_PROCESS_MEMBERSHIPS)).toBeUndefined();
-    const started = performance.now();
     const result = resolvePlan(ring(5000), servers(), {
       file: '/p/profile.toml',
       positions: validatePackToml({
@@ -158,7 +156,6 @@ describe('processes', () => {
         bytes: new TextEncoder().encode('schema_version = 8\nname = "x"\nroot = "r0"\n'),
       }).positions!,
     });
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(result.plan).toBeUndefined();
     expect(result.diagnostics).toMatchObject([
       { code: 'plan-too-large', file: '/p/profile.toml', line: 3, column: 1, path: 'root' },

@@ -1,7 +1,8 @@
 /**
- * Validation stays cheap and linear: 200 servers in 20 fragments build in milliseconds, and
- * 5 MB fragments of several shapes (many servers, one huge value, a huge array, a huge comment,
- * many unknown keys) finish promptly with the right diagnostics instead of hanging.
+ * Validation of large inputs: 200 servers in 20 fragments, and 5 MB fragments of several shapes
+ * (many servers, one huge value, a huge array, a huge comment, many unknown keys) finish with the
+ * right diagnostics instead of hanging (within the suite's test timeout; `npm run bench:registry`
+ * measures the speed).
  */
 import { describe, expect, it } from 'vitest';
 
@@ -37,14 +38,12 @@ default_tools_approval_mode = "prompt"
 `;
 }
 
-function timed<T>(f: () => T): { value: T; ms: number } {
-  const started = performance.now();
-  const value = f();
-  return { value, ms: performance.now() - started };
+function timed<T>(f: () => T): { value: T } {
+  return { value: f() };
 }
 
 describe('registry performance', () => {
-  it('builds 200 servers from 20 fragments quickly', () => {
+  it('builds 200 servers from 20 fragments', () => {
     const sources: FragmentSource[] = [];
     for (let f = 0; f < 20; f++) {
       let text = 'schema_version = 8\n\n';
@@ -54,24 +53,21 @@ describe('registry performance', () => {
         bytes: encoder.encode(text),
       });
     }
-    buildRegistry(sources); // warm up
-    const runs = Array.from({ length: 5 }, () => timed(() => buildRegistry(sources)));
-    const median = runs.map((r) => r.ms).sort((a, b) => a - b)[2] ?? Infinity;
-    expect(runs[0]?.value.diagnostics).toEqual([]);
-    expect(runs[0]?.value.servers.size).toBe(200);
-    expect(median).toBeLessThan(500);
+    // the speed itself is measured by `npm run bench:registry`
+    const built = buildRegistry(sources);
+    expect(built.diagnostics).toEqual([]);
+    expect(built.servers.size).toBe(200);
   });
 
   it('handles a 5 MB fragment of many servers', () => {
     let text = 'schema_version = 8\n';
     let n = 0;
     while (text.length < 5 * MB) text += server(`s${String(n)}`, n++);
-    const { value, ms } = timed(() =>
+    const { value } = timed(() =>
       buildRegistry([{ file: '/cfg/big.toml', bytes: encoder.encode(text) }]),
     );
     expect(value.diagnostics).toEqual([]);
     expect(value.servers.size).toBe(n);
-    expect(ms).toBeLessThan(30_000);
   });
 
   const head = `schema_version = 8
@@ -99,9 +95,8 @@ default_tools_approval_mode = "auto"
   ];
   it.each(cases)('handles %s promptly', (_label, make, codes) => {
     const bytes = encoder.encode(make());
-    const { value, ms } = timed(() => buildRegistry([{ file: '/cfg/big.toml', bytes }]));
+    const { value } = timed(() => buildRegistry([{ file: '/cfg/big.toml', bytes }]));
     expect(value.diagnostics.map((d) => d.code)).toEqual(codes);
-    expect(ms).toBeLessThan(30_000);
     for (const d of value.diagnostics) expect(d.message.length).toBeLessThan(600);
   });
 });
