@@ -20,17 +20,14 @@ import {
 import {
   echoServer,
   makeWorld,
-  profileToml,
+  shellCall,
+  workspaceLeadProfile,
   requireBuild,
   runInWorld,
   type World,
 } from './world.js';
 
 const LATE_CANARY = 'late-auth-canary-a8s3nt';
-
-function shell(cmd: string): ScriptedItem {
-  return { type: 'function_call', name: 'exec_command', arguments: { cmd, login: false } };
-}
 
 describe('a session whose base Codex home does not exist', () => {
   let model: ScriptedModel;
@@ -42,10 +39,7 @@ describe('a session whose base Codex home does not exist', () => {
     model = await startScriptedModel((request) => script(request));
     world = await makeWorld({
       registry: echoServer('srv', { tools: 'note' }),
-      profile: profileToml('absent', 'lead', { lead: { grants: { srv: {} } } }).replace(
-        '[agents.lead]\n',
-        '[agents.lead]\npermissions = "workspace-write"\n',
-      ),
+      profile: workspaceLeadProfile('absent'),
       modelUrl: model.baseUrl,
     });
     await rm(world.baseCodexHome, { recursive: true, force: true });
@@ -60,13 +54,13 @@ describe('a session whose base Codex home does not exist', () => {
     script = (request) => {
       const step = request.toolOutputs.length;
       if (step === 0) {
-        return [shell(`if test -e ${base}; then echo BASE-PRESENT; else echo BASE-ABSENT; fi`)];
+        return [shellCall(`if test -e ${base}; then echo BASE-PRESENT; else echo BASE-ABSENT; fi`)];
       }
       if (step === 1) {
         // the operator logs in to Codex while the session runs
         mkdirSync(base, { recursive: true });
         writeFileSync(join(base, 'auth.json'), `{"OPENAI_API_KEY": "${LATE_CANARY}"}\n`);
-        return [shell(`cat ${join(base, 'auth.json')}; echo READ-DONE`)];
+        return [shellCall(`cat ${join(base, 'auth.json')}; echo READ-DONE`)];
       }
       return [{ type: 'message', text: 'LEAD-DONE' }];
     };

@@ -22,7 +22,8 @@ import {
   echoServer,
   makeWorld,
   processesMentioning,
-  profileToml,
+  shellCall,
+  workspaceLeadProfile,
   requireBuild,
   runInWorld,
   startInWorld,
@@ -31,10 +32,6 @@ import {
 } from './world.js';
 
 const PROTECTED = ['.agents', '.aws', '.codex', '.git'];
-
-function shell(cmd: string): ScriptedItem {
-  return { type: 'function_call', name: 'exec_command', arguments: { cmd, login: false } };
-}
 
 describe.each(['session stop', 'kill -9'] as const)('a session ended by %s', (how) => {
   let model: ScriptedModel;
@@ -46,10 +43,7 @@ describe.each(['session stop', 'kill -9'] as const)('a session ended by %s', (ho
     model = await startScriptedModel((request) => script(request));
     world = await makeWorld({
       registry: echoServer('srv', { tools: 'note' }),
-      profile: profileToml('leftovers', 'lead', { lead: { grants: { srv: {} } } }).replace(
-        '[agents.lead]\n',
-        '[agents.lead]\npermissions = "workspace-write"\n',
-      ),
+      profile: workspaceLeadProfile('leftovers'),
       modelUrl: model.baseUrl,
     });
   });
@@ -63,7 +57,9 @@ describe.each(['session stop', 'kill -9'] as const)('a session ended by %s', (ho
     await writeFile(join(world.workDir, 'notes.txt'), 'mine\n');
     await mkdir(join(world.workDir, '.agents'));
     script = (request) =>
-      request.toolOutputs.length === 0 ? [shell('sleep 60')] : [{ type: 'message', text: 'done' }];
+      request.toolOutputs.length === 0
+        ? [shellCall('sleep 60')]
+        : [{ type: 'message', text: 'done' }];
     const session = startInWorld(world, ['exec', world.packDir, 'wait']);
     // the command runs: the sandbox has made its mount points on the host
     await waitFor(() => existsSync(join(world.workDir, '.git')), 60_000);

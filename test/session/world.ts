@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 
 import { stringify } from 'smol-toml';
 
-import { scriptedProviderConfig } from '../../src/codex/scripted-model.js';
+import { scriptedProviderConfig, type ScriptedItem } from '../../src/codex/scripted-model.js';
 import { TEST_CODEX_BIN } from '../helpers/codex-bin.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -365,4 +365,17 @@ export async function processesMentioning(text: string): Promise<number[]> {
     }
   }
   return found;
+}
+
+/** The scripted model's call of Codex's shell tool (`exec_command`, not a login shell). */
+export function shellCall(cmd: string): ScriptedItem {
+  return { type: 'function_call', name: 'exec_command', arguments: { cmd, login: false } };
+}
+
+/** A one-role profile whose root `lead` has `srv` and works with `permissions = "workspace-write"`. */
+export function workspaceLeadProfile(name: string): string {
+  return profileToml(name, 'lead', { lead: { grants: { srv: {} } } }).replace(
+    '[agents.lead]\n',
+    '[agents.lead]\npermissions = "workspace-write"\n',
+  );
 }
