@@ -5,9 +5,10 @@
 //    Goal: under 2 ms median.
 // 2. Server start-up to a first `tools/list` answer, direct versus through the gateway (what
 //    Codex waits for before a required server counts as ready).
-// 3. With BENCH_BASELINE_CLI=<dist/cli/main.js of a build without the gateway>: wall time of
+// 3. With BENCH_BASELINE_CLI=<dist/cli/main.js of a build without the gateway> (the same tree
+//    with the gateway bypassed: `bench/build-without-gateway.sh` prints its path): wall time of
 //    `codex-mmo exec` of a profile with one required server, this build versus that one, in
-//    alternating rounds. Goal: no more than 10 % slower.
+//    alternating rounds. Goal: no more than 10 % slower. Report the load average with it.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

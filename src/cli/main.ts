@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `codex-mmo` executable: routes `GROUP COMMAND` to a lazily imported command module, so each
- * invocation loads only the code it needs, and turns unexpected failures into one clean line.
+ * invocation loads only the code it needs, and turns unexpected failures into one clean line. A
+ * session's relay (`gateway connect` with its rendered arguments) skips the router altogether:
+ * Codex waits for it before a session's first turn.
  */
 import { homedir } from 'node:os';
-
-import { run } from './router.js';
 
 // A closed pipe (`codex-mmo tool-mcp list | head`) ends output quietly instead of with a trace.
 for (const stream of [process.stdout, process.stderr]) {
@@ -15,12 +15,30 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-const code = await run(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env,
-  cwd: process.cwd(),
-  home: process.env.HOME ?? homedir(),
-  isTty: process.stdout.isTTY,
-});
+const argv = process.argv.slice(2);
+const relayed =
+  argv[0] === 'gateway' && argv[1] === 'connect'
+    ? await (
+        await import('../gateway/relay-argv.js')
+      ).runRelayFromArguments(argv.slice(2), {
+        cwd: process.cwd(),
+        env: process.env,
+        pid: process.pid,
+        stdin: process.stdin,
+        stdout: process.stdout,
+        stderr: (text) => process.stderr.write(text),
+      })
+    : undefined;
+const code =
+  relayed ??
+  (await (
+    await import('./router.js')
+  ).run(argv, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    env: process.env,
+    cwd: process.cwd(),
+    home: process.env.HOME ?? homedir(),
+    isTty: process.stdout.isTTY,
+  }));
 process.exitCode = code;

@@ -1,42 +1,34 @@
 /**
  * Talks to a running Tool MCP server the way Codex 0.149 does: MCP `initialize` (client
  * `codex-mcp-client`, elicitation capability), `notifications/initialized`, then `tools/list`
- * following `nextCursor` to the end, all within the startup timeout. The server is always
- * stopped afterwards. Failures come back as data; everything the server said is masked.
+ * following `nextCursor` to the end, all within the startup timeout. The server is started and
+ * stopped by the gateway's upstream (`gateway/upstream.ts`), as in a session. Failures come back
+ * as data; everything the server said is masked.
  */
 import { performance } from 'node:perf_hooks';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 
 import { countOf } from '../diagnostics/count-words.js';
 import { describeError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { maskSecrets } from '../diagnostics/mask-secrets.js';
-import { ProcessGroupTransport } from './process-group-transport.js';
+import {
+  UpstreamStartError,
+  clientTransport,
+  openUpstream,
+  type Upstream,
+  type UpstreamTarget,
+} from '../gateway/upstream.js';
 import { toolSurfaceOf, type ToolSurface } from './tool-surface.js';
 
 /** Most `tools/list` pages followed before the server is considered broken. */
 export const MAX_TOOL_PAGES = 1000;
 
-export type LiveTarget =
-  | {
-      readonly transport: 'stdio';
-      /** Resolved executable path. */
-      readonly command: string;
-      readonly args: readonly string[];
-      readonly cwd: string;
-      readonly env: Readonly<Record<string, string>>;
-    }
-  | {
-      readonly transport: 'streamable_http';
-      readonly url: string;
-      readonly headers: Readonly<Record<string, string>>;
-    };
+/** Where the server is: a resolved stdio command, or a URL with its headers. */
+export type LiveTarget = UpstreamTarget;
 
 export interface LiveOptions {
   readonly startupTimeoutMs: number;
@@ -147,22 +139,26 @@ export async function listToolsLive(
   options: LiveOptions,
 ): Promise<LiveOutcome> {
   const mask = (text: string): string => maskSecrets(text, options.secrets);
-  const stdio =
-    target.transport === 'stdio'
-      ? new ProcessGroupTransport({
-          command: target.command,
-          args: target.args,
-          cwd: target.cwd,
-          env: target.env,
-          ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
-        })
-      : undefined;
-  const http =
-    target.transport === 'streamable_http'
-      ? new StreamableHTTPClientTransport(new URL(target.url), {
-          requestInit: { headers: { ...target.headers } },
-        })
-      : undefined;
+  const started = performance.now();
+  let upstream: Upstream;
+  try {
+    upstream = await openUpstream(target, {
+      secrets: options.secrets,
+      ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+    });
+  } catch (error) {
+    const cause = error instanceof UpstreamStartError ? error.cause : error;
+    return {
+      failure: {
+        kind: 'start-failed',
+        reason: `cannot start ${target.transport === 'stdio' ? target.command : 'the server'}: ${mask(describeError(cause))}`,
+      },
+      stderr: '',
+      noise: { count: 0, lines: [] },
+    };
+  }
+  const stdio = upstream.stdio;
+  const http = upstream.http;
   const client = new Client(
     { name: 'codex-mcp-client', title: 'Codex', version: VERSION },
     { capabilities: { elicitation: { form: {}, url: {} } } },
@@ -175,13 +171,10 @@ export async function listToolsLive(
   });
   // the SDK's own per-request timer must not fire before ours
   const requestOptions = { signal: abort.signal, timeout: options.startupTimeoutMs + 60_000 };
-  const started = performance.now();
   let surface: LiveSurface | undefined;
   let failure: LiveOutcome['failure'];
   try {
-    const transport = stdio ?? http;
-    if (transport === undefined) throw new Error('no transport');
-    await client.connect(transport, requestOptions);
+    await client.connect(clientTransport(upstream), requestOptions);
     const tools: ToolSurface[] = [];
     const duplicates: string[] = [];
     const seen = new Set<string>();
@@ -292,19 +285,9 @@ export async function listToolsLive(
   }
 
   async function stopServer(): Promise<void> {
-    if (stdio) {
-      await stdio.stop();
-      return;
-    }
-    if (http) {
-      if (http.sessionId !== undefined && surface !== undefined) {
-        await Promise.race([
-          http.terminateSession().catch(() => undefined),
-          new Promise((resolve) => setTimeout(resolve, 2000)),
-        ]);
-      }
-      await client.close().catch(() => undefined);
-    }
+    // an HTTP server that failed is not asked to end a session it may never have begun
+    if (http !== undefined && surface === undefined) await http.close().catch(() => undefined);
+    else await upstream.stop();
   }
 }
 

@@ -6,6 +6,8 @@
  * `mmo_mesh` and the session broker, which checks the spawn grant and starts each participant
  * with its own home and environment). The tools each role's model is offered are compared with
  * the role's grants. A participant role that no process root may spawn is started on its own.
+ * Every process reaches its Tool MCP servers through the session gateway, as in a session: its
+ * configuration holds relays, its environment no server credential.
  */
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,6 +30,7 @@ import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { writeRenderedHome } from '../compile/write-home.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import { SessionGateway, driftDiagnostic, gatewaySocketPath } from '../gateway/session-gateway.js';
 import { checkMeshCommand, defaultCliLaunch, meshLaunchFor } from '../mesh/mesh-command.js';
 import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
 import { MESH_SERVER_NAME, type ParticipantInfo } from '../mesh/mesh-protocol.js';
@@ -207,6 +210,8 @@ interface Run {
   readonly modelUrl: string;
   /** The model wire between every Codex process and the scripted model. */
   readonly wire: ModelWire;
+  /** The session gateway every process reaches its Tool MCP servers through (once started). */
+  gateway?: SessionGateway;
   readonly script: SmokeScript;
   /** What the smoke processes' shells may not read: the operator's directories, whole. */
   readonly readDeny: ReadDeny;
@@ -240,7 +245,7 @@ async function driveProcess(
     boundary: { deny: run.readDeny, cwd: await realpath(run.workdir).catch(() => run.workdir) },
   });
   const own = withMesh ? rendered : smokeHome(rendered, run.modelUrl);
-  await writeRenderedHome(run.wire.home(own, withMesh ? 'root' : process.root), home);
+  const processId = withMesh ? 'root' : process.root;
   const penv = processEnvironment(
     plan,
     process,
@@ -249,7 +254,16 @@ async function driveProcess(
     run.credentials,
     home,
   );
-  run.secrets.push(...penv.secrets, ...(withMesh ? [meshToken] : []));
+  const relayed = run.gateway?.prepareProcess({
+    processId,
+    process,
+    rendered: own,
+    env: penv.env,
+    cwd: run.workdir,
+  });
+  await writeRenderedHome(run.wire.home(relayed?.rendered ?? own, processId), home);
+  const processEnv = relayed?.env ?? penv.env;
+  run.secrets.push(...penv.secrets, ...(relayed?.tokens ?? []), ...(withMesh ? [meshToken] : []));
   const rootGrants = plan.roles[process.root]?.grants ?? {};
   const started = [
     ...Object.keys(rootGrants),
@@ -260,7 +274,7 @@ async function driveProcess(
     client = await AppServerClient.start({
       codexBin: run.codexBin,
       codexHome: home,
-      env: withMesh ? { ...penv.env, [MESH_TOKEN_ENV]: meshToken } : penv.env,
+      env: withMesh ? { ...processEnv, [MESH_TOKEN_ENV]: meshToken } : processEnv,
       cwd: run.workdir,
       clientInfo: { name: 'codex-mmo-smoke', title: 'codex-mmo profile smoke', version: '1' },
       requestTimeoutMs: startupWaitMs(plan, process) + 30_000,
@@ -344,6 +358,7 @@ async function driveProcess(
     );
   } finally {
     await client?.close();
+    await run.gateway?.closeProcess(processId);
   }
 }
 
@@ -507,6 +522,20 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       mesh_socket: socketPath,
       processes: [],
     });
+    run.gateway = await SessionGateway.start({
+      roleOfThread: (threadId) => wire.roleOfThread(threadId),
+      sessionDir,
+      socketPath: gatewaySocketPath(socketPath),
+      snapshot,
+      plan,
+      credentials: credentials.source,
+      home: request.home,
+      cli,
+      secrets: run.secrets,
+      onDrift: (report) => {
+        run.diagnostics.push(driftDiagnostic(report));
+      },
+    });
     broker = await SessionBroker.start({
       sessionId: 'smoke',
       sessionDir,
@@ -523,6 +552,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       cli,
       defaultCwd: run.workdir,
       prepareHome: (rendered, id) => wire.home(rendered, id),
+      gateway: run.gateway,
       readDeny: run.readDeny,
       forbiddenDirs: [
         request.dirs.configDir,
@@ -566,6 +596,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     );
   } finally {
     await broker?.close();
+    await run.gateway?.close();
     await wire.close();
     await model.close();
     await rm(work, { recursive: true, force: true });
