@@ -455,7 +455,11 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
 
   const { spawns, spawnedBy } = meshAssignments(stored.snapshot, plan);
   const direct = plan.processes.filter((p) => p.root !== plan.root && !spawnedBy.has(p.root));
-  const script = new SmokeScript(plan.processes, spawns);
+  const script = new SmokeScript(
+    plan.processes,
+    spawns,
+    (role) => stored.snapshot.profile.agents[role]?.native_agents ?? [],
+  );
   const work = await mkdtemp(join(tmpdir(), 'codex-mmo-smoke-'));
   const model = await startScriptedModel(script.handle);
   const snapshot: Snapshot = {
@@ -523,6 +527,9 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       cli,
       defaultCwd: run.workdir,
       prepareHome: (rendered, id) => wire.home(rendered, id),
+      ...(wire.enforcing
+        ? { roleOfThread: (threadId: string) => wire.roleOfThread(threadId) }
+        : {}),
       readDeny: run.readDeny,
       forbiddenDirs: [
         request.dirs.configDir,
