@@ -127,6 +127,14 @@ export class SmokeScript {
     return roles.filter((r) => r !== root && parentOf.get(r) === role);
   }
 
+  /** The role that spawns native role `role` of the process rooted at `root`. */
+  nativeParent(root: string, role: string): string | undefined {
+    const process = this.processes.find((p) => p.root === root);
+    return [root, ...(process?.roles ?? [])].find((r) =>
+      this.nativeChildren(root, r).includes(role),
+    );
+  }
+
   /** Whether a spawned native role and every native role below it have been seen. */
   private subtreeSeen(root: string, role: string): boolean {
     if (!this.seen(root, role)) return false;

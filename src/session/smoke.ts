@@ -144,8 +144,8 @@ export function smokeHome(rendered: RenderedHome, baseUrl: string): RenderedHome
 /**
  * Which process root spawns which participant roles through `mmo_mesh`: breadth first from the
  * session root, each participant role by the first process root whose `spawn` grant lists it.
- * Processes that are not reached this way (only a native role may spawn them, which the broker
- * does not honour) are started on their own.
+ * Processes that are not reached this way (only a native role may spawn them) are started on
+ * their own.
  */
 export function meshAssignments(
   snapshot: Snapshot,
@@ -618,7 +618,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
         { first: script.first, failures: script.failures, mask: (t) => mask(run, t) },
         process,
         role,
-        howStarted(plan, spawnedBy, process, role),
+        howStarted(plan, spawnedBy, process, role, script.nativeParent(process.root, role)),
       );
       diagnostics.push(...roleDiagnostics(role, m, wire.enforcing));
       measured.set(role, [...(measured.get(role) ?? []), m]);
