@@ -29,6 +29,7 @@ import {
 } from './session-boundary.js';
 import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { MESH_TOKEN_ENV, type MeshLaunch, type RenderedHome, type RenderOptions } from './types.js';
+import { nativeDepth } from './native-depth.js';
 
 /** Codex's approval policy for a directory that is not marked untrusted (measured 0.149, 0.171). */
 export const DEFAULT_APPROVAL_POLICY = 'on-request';
@@ -271,6 +272,10 @@ export function renderProcessTables(
       file.mcp_servers = serversFor(snapshot, plan, process, name, options);
       roles.set(name, file);
     }
+    // nested native roles are started by their parent native role, which Codex allows only
+    // below `max_depth`: the process's nesting depth, unless the operator set one
+    const depth = nativeDepth(snapshot.profile, process);
+    if (depth > 1 && agents.max_depth === undefined) agents.max_depth = depth;
     config.agents = agents;
   }
   // only what the Codex version rendered for accepts (codex-base.toml may hold newer keys)

@@ -1,6 +1,7 @@
 /**
  * The `mesh serve` side of the session socket: connects to the session broker, introduces the
- * caller (`hello`, with the calling process's mesh credential), and forwards each mesh tool call as one request line. Implements
+ * caller (`hello`, with the calling process's mesh credential), and forwards each mesh tool call
+ * as one request line, with the calling thread when Codex named it. Implements
  * `MeshBackend`; a lost broker turns every call into a `MeshError('unavailable')`.
  */
 import { createConnection, type Socket } from 'node:net';
@@ -12,6 +13,7 @@ import {
   type BrokerMethod,
   type BrokerResponse,
   type MeshBackend,
+  type MeshCallContext,
   type MeshCaller,
   type MeshErrorCode,
   type ParticipantInfo,
@@ -39,6 +41,11 @@ const ERROR_CODES: ReadonlySet<string> = new Set([
   'failed',
   'unavailable',
 ]);
+
+/** The `thread` parameter of a request, when the call names its thread. */
+function thread(context: MeshCallContext | undefined): { thread?: string } {
+  return context?.thread !== undefined ? { thread: context.thread } : {};
+}
 
 export class BrokerClient implements MeshBackend {
   private nextId = 1;
@@ -144,26 +151,26 @@ export class BrokerClient implements MeshBackend {
     });
   }
 
-  spawn(args: SpawnArgs): Promise<ParticipantInfo> {
-    return this.call('spawn', { ...args }) as Promise<ParticipantInfo>;
+  spawn(args: SpawnArgs, context?: MeshCallContext): Promise<ParticipantInfo> {
+    return this.call('spawn', { ...args, ...thread(context) }) as Promise<ParticipantInfo>;
   }
 
-  send(participant: string, message: string): Promise<SendResult> {
-    return this.call('send', { participant, message }) as Promise<SendResult>;
+  send(participant: string, message: string, context?: MeshCallContext): Promise<SendResult> {
+    return this.call('send', { participant, message, ...thread(context) }) as Promise<SendResult>;
   }
 
-  wait(participant: string, timeoutSec?: number): Promise<WaitResult> {
-    const params: Record<string, unknown> = { participant };
+  wait(participant: string, timeoutSec?: number, context?: MeshCallContext): Promise<WaitResult> {
+    const params: Record<string, unknown> = { participant, ...thread(context) };
     if (timeoutSec !== undefined) params.timeout_sec = timeoutSec;
     return this.call('wait', params) as Promise<WaitResult>;
   }
 
-  list(): Promise<{ participants: ParticipantInfo[] }> {
-    return this.call('list', {}) as Promise<{ participants: ParticipantInfo[] }>;
+  list(context?: MeshCallContext): Promise<{ participants: ParticipantInfo[] }> {
+    return this.call('list', thread(context)) as Promise<{ participants: ParticipantInfo[] }>;
   }
 
-  stop(participant: string): Promise<ParticipantInfo> {
-    return this.call('stop', { participant }) as Promise<ParticipantInfo>;
+  stop(participant: string, context?: MeshCallContext): Promise<ParticipantInfo> {
+    return this.call('stop', { participant, ...thread(context) }) as Promise<ParticipantInfo>;
   }
 
   close(): void {

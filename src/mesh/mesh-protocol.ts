@@ -64,13 +64,22 @@ export interface WaitResult {
   readonly error?: string;
 }
 
-/** The operations behind the five `mmo_mesh` tools, for one caller. Refusals throw `MeshError`. */
+/** What a mesh call says about its caller beyond the process: the Codex thread that made it. */
+export interface MeshCallContext {
+  /** The calling thread (`_meta.threadId` of the tool call), when Codex named one. */
+  readonly thread?: string;
+}
+
+/**
+ * The operations behind the five `mmo_mesh` tools, for one caller. Refusals throw `MeshError`.
+ * `context` names the calling thread, whose role the broker checks the call against.
+ */
 export interface MeshBackend {
-  spawn(args: SpawnArgs): Promise<ParticipantInfo>;
-  send(participant: string, message: string): Promise<SendResult>;
-  wait(participant: string, timeoutSec?: number): Promise<WaitResult>;
-  list(): Promise<{ readonly participants: ParticipantInfo[] }>;
-  stop(participant: string): Promise<ParticipantInfo>;
+  spawn(args: SpawnArgs, context?: MeshCallContext): Promise<ParticipantInfo>;
+  send(participant: string, message: string, context?: MeshCallContext): Promise<SendResult>;
+  wait(participant: string, timeoutSec?: number, context?: MeshCallContext): Promise<WaitResult>;
+  list(context?: MeshCallContext): Promise<{ readonly participants: ParticipantInfo[] }>;
+  stop(participant: string, context?: MeshCallContext): Promise<ParticipantInfo>;
 }
 
 export type MeshErrorCode = 'refused' | 'not-found' | 'invalid' | 'failed' | 'unavailable';
@@ -90,6 +99,11 @@ export interface MeshCaller {
   readonly process: string;
   /** `root` for the session root process, otherwise the participant id. */
   readonly participant: string;
+  /**
+   * The role of the calling thread when the broker attributed it (a native role of the process);
+   * grants are checked against it instead of the process root's.
+   */
+  readonly role?: string;
 }
 
 export type BrokerMethod = 'hello' | 'spawn' | 'send' | 'wait' | 'list' | 'stop';

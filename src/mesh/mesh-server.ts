@@ -2,13 +2,22 @@
  * The `mmo_mesh` Agent MCP server: five tools (spawn_participant, send_message, wait_participant,
  * list_participants, stop_participant) served with the MCP SDK on top of a `MeshBackend`. A
  * refused or failed call becomes an `isError` tool result with a clear message, never a crash.
+ * Each call passes on the calling thread Codex names in its `_meta`, so the broker can check it
+ * against that thread's role (a native role acts with its own spawn/control lists).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
+import { callerThread } from '../gateway/call-record.js';
 import { VERSION } from '../version.js';
-import { MESH_SERVER_NAME, MeshError, type MeshBackend } from './mesh-protocol.js';
+import {
+  MESH_SERVER_NAME,
+  MESH_TOOL_NAMES,
+  MeshError,
+  type MeshBackend,
+  type MeshCallContext,
+} from './mesh-protocol.js';
 
 export { MESH_SERVER_NAME, MESH_TOOL_NAMES } from './mesh-protocol.js';
 
@@ -45,8 +54,43 @@ function roles(names: readonly string[]): string {
   return names.length === 0 ? 'none' : names.join(', ');
 }
 
+/**
+ * The description of each mesh tool for a caller with these spawn and control lists (pure). The
+ * model wire gives a native role the descriptions of its own lists.
+ */
+export function meshToolDescriptions(
+  grants: Pick<MeshServerInfo, 'spawn' | 'control'>,
+): Record<(typeof MESH_TOOL_NAMES)[number], string> {
+  return {
+    spawn_participant:
+      `Start a participant: a separate Codex agent of the given role working on the task. ` +
+      `Returns its participant id once it has started; use wait_participant for its result. ` +
+      `A participant cannot ask anyone for approval: its tool calls that need approval are declined. ` +
+      `Roles you may spawn: ${roles(grants.spawn)}.`,
+    send_message:
+      `Send a message to a participant. It starts a new turn, or waits for the current one ` +
+      `to finish. Roles you may message: ${roles(grants.control)}.`,
+    wait_participant:
+      `Wait until a participant has finished its work (and any queued messages) and return its ` +
+      `final message. Bounded by timeout_sec (default and maximum: the participant's lifecycle ` +
+      `wait); on timeout the result says timed_out. Roles you may wait on: ${roles(grants.control)}.`,
+    list_participants:
+      'List the participants of this session you may control or have spawned, with their status.',
+    stop_participant:
+      `Stop a participant and every participant it started. Roles you may stop: ` +
+      `${roles(grants.control)}.`,
+  };
+}
+
+/** The calling thread of a mesh tool call, from its `_meta` (Codex names it there). */
+function contextOf(extra: { _meta?: unknown }): MeshCallContext {
+  const { thread } = callerThread(extra._meta);
+  return thread === null ? {} : { thread };
+}
+
 /** Builds the MCP server for one caller; connect it to a transport to serve. */
 export function createMeshServer(backend: MeshBackend, info: MeshServerInfo): McpServer {
+  const descriptions = meshToolDescriptions(info);
   const server = new McpServer(
     { name: MESH_SERVER_NAME, version: VERSION },
     {
@@ -61,11 +105,7 @@ export function createMeshServer(backend: MeshBackend, info: MeshServerInfo): Mc
     'spawn_participant',
     {
       title: 'Spawn participant',
-      description:
-        `Start a participant: a separate Codex agent of the given role working on the task. ` +
-        `Returns its participant id once it has started; use wait_participant for its result. ` +
-        `A participant cannot ask anyone for approval: its tool calls that need approval are declined. ` +
-        `Roles you may spawn: ${roles(info.spawn)}.`,
+      description: descriptions.spawn_participant,
       inputSchema: {
         role: z.string().min(1).describe('Role of the participant to start'),
         task: z.string().min(1).describe('The task the participant works on'),
@@ -77,10 +117,11 @@ export function createMeshServer(backend: MeshBackend, info: MeshServerInfo): Mc
       },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    async ({ role, task, cwd }) =>
+    async ({ role, task, cwd }, extra) =>
       guarded(async () => {
         const result = await backend.spawn(
           cwd === undefined ? { role, task } : { role, task, cwd },
+          contextOf(extra),
         );
         return ok(result, `Started participant ${result.participant} (role ${result.role}).`);
       }),
@@ -90,36 +131,31 @@ export function createMeshServer(backend: MeshBackend, info: MeshServerInfo): Mc
     'send_message',
     {
       title: 'Send message',
-      description:
-        `Send a message to a participant. It starts a new turn, or waits for the current one ` +
-        `to finish. Roles you may message: ${roles(info.control)}.`,
+      description: descriptions.send_message,
       inputSchema: {
         participant: z.string().min(1).describe('Participant id from spawn_participant'),
         message: z.string().min(1).describe('The message'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
     },
-    async ({ participant, message }) =>
-      guarded(async () => ok(await backend.send(participant, message))),
+    async ({ participant, message }, extra) =>
+      guarded(async () => ok(await backend.send(participant, message, contextOf(extra)))),
   );
 
   server.registerTool(
     'wait_participant',
     {
       title: 'Wait for participant',
-      description:
-        `Wait until a participant has finished its work (and any queued messages) and return its ` +
-        `final message. Bounded by timeout_sec (default and maximum: the participant's lifecycle ` +
-        `wait); on timeout the result says timed_out. Roles you may wait on: ${roles(info.control)}.`,
+      description: descriptions.wait_participant,
       inputSchema: {
         participant: z.string().min(1).describe('Participant id from spawn_participant'),
         timeout_sec: z.number().positive().optional().describe('Longest time to wait, in seconds'),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ participant, timeout_sec }) =>
+    async ({ participant, timeout_sec }, extra) =>
       guarded(async () => {
-        const result = await backend.wait(participant, timeout_sec);
+        const result = await backend.wait(participant, timeout_sec, contextOf(extra));
         if (result.status === 'failed') {
           return failure(
             new MeshError(
@@ -139,27 +175,25 @@ export function createMeshServer(backend: MeshBackend, info: MeshServerInfo): Mc
     'list_participants',
     {
       title: 'List participants',
-      description:
-        'List the participants of this session you may control or have spawned, with their status.',
+      description: descriptions.list_participants,
       inputSchema: {},
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async () => guarded(async () => ok(await backend.list())),
+    async (_args, extra) => guarded(async () => ok(await backend.list(contextOf(extra)))),
   );
 
   server.registerTool(
     'stop_participant',
     {
       title: 'Stop participant',
-      description:
-        `Stop a participant and every participant it started. Roles you may stop: ` +
-        `${roles(info.control)}.`,
+      description: descriptions.stop_participant,
       inputSchema: {
         participant: z.string().min(1).describe('Participant id from spawn_participant'),
       },
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     },
-    async ({ participant }) => guarded(async () => ok(await backend.stop(participant))),
+    async ({ participant }, extra) =>
+      guarded(async () => ok(await backend.stop(participant, contextOf(extra)))),
   );
 
   return server;

@@ -20,6 +20,7 @@ import type { ReadDeny } from '../compile/session-boundary.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { formatDiagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
+import type { ThreadAttribution } from '../gateway/relay-connection.js';
 import type { SessionGateway } from '../gateway/session-gateway.js';
 import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan, ResolvedProcess, ResolvedRole } from '../profile/types.js';
@@ -98,6 +99,12 @@ export interface BrokerOptions {
   ) => ApprovalPolicy;
   /** Receives every app-server notification of every participant (the session's event log). */
   readonly onNotification?: (participant: string, role: string, n: ServerNotification) => void;
+  /**
+   * The model wire's role of a Codex thread (undefined: not seen). Given, every call is checked
+   * against the spawn/control lists of its calling thread's role, and a call whose thread is
+   * not attributed to a role of the calling process is refused.
+   */
+  readonly roleOfThread?: (threadId: string) => ThreadAttribution | undefined;
 }
 
 const ROOT_OWNER = 'root';
@@ -344,11 +351,41 @@ export class SessionBroker {
     return { process: identity.process, participant: identity.participant };
   }
 
+  /**
+   * The caller acting with its calling thread's role: without the model wire, the process root;
+   * with it, the role the wire attributed the call's thread to, which must be a role of the
+   * calling process. Anything else is refused.
+   */
+  private acting(caller: MeshCaller, params: Record<string, unknown>): MeshCaller {
+    const roleOfThread = this.options.roleOfThread;
+    if (roleOfThread === undefined) return caller;
+    const thread = typeof params.thread === 'string' && params.thread !== '' ? params.thread : '';
+    const seen = thread === '' ? undefined : roleOfThread(thread);
+    const process = this.options.plan.processes.find((p) => p.root === caller.process);
+    const role = seen?.process === caller.participant ? seen.role : null;
+    if (role === null || process?.roles.includes(role) !== true) {
+      const why =
+        thread === ''
+          ? 'the call names no calling thread'
+          : seen === undefined
+            ? `its thread ${thread} is not known to the session's model wire`
+            : seen.process !== caller.participant
+              ? `its thread ${thread} belongs to another Codex process`
+              : `its thread ${thread} could not be attributed to a role`;
+      throw new MeshError(
+        'refused',
+        `mmo_mesh checks each call against the calling thread's role, and ${why}; the call is refused`,
+      );
+    }
+    return { ...caller, role };
+  }
+
   private dispatch(
-    caller: MeshCaller,
+    from: MeshCaller,
     method: string,
     params: Record<string, unknown>,
   ): Promise<unknown> {
+    const caller = this.acting(from, params);
     switch (method) {
       case 'spawn': {
         const cwd = text(params, 'cwd', false);
@@ -384,7 +421,7 @@ export class SessionBroker {
     }
     const verdict = authorize(
       this.options.snapshot.profile,
-      caller.process,
+      caller.role ?? caller.process,
       action,
       participant.role,
     );
@@ -395,7 +432,7 @@ export class SessionBroker {
   private async spawn(caller: MeshCaller, args: SpawnArgs): Promise<ParticipantInfo> {
     if (this.closing) throw new MeshError('unavailable', 'the session is ending');
     const { snapshot, plan } = this.options;
-    const verdict = authorize(snapshot.profile, caller.process, 'spawn', args.role);
+    const verdict = authorize(snapshot.profile, caller.role ?? caller.process, 'spawn', args.role);
     if (!verdict.ok) throw new MeshError('refused', verdict.message);
     const process = findProcess(plan, args.role);
     const resolved = plan.roles[args.role];
@@ -590,7 +627,7 @@ export class SessionBroker {
   }
 
   private listFor(caller: MeshCaller): { participants: ParticipantInfo[] } {
-    const visible = visibleRoles(this.options.snapshot.profile, caller.process);
+    const visible = visibleRoles(this.options.snapshot.profile, caller.role ?? caller.process);
     return {
       participants: [...this.participants.values()]
         .filter((p) => visible.has(p.role) || p.owner === caller.participant)

@@ -2,8 +2,9 @@
  * The model wire of a session: a local Responses API proxy (127.0.0.1) between every Codex
  * process of the session and the provider the operator configured. Each process reaches it
  * under its own unguessable path; the first request of each thread attributes the thread to a
- * role (thread-roles), and every request's `tools` is narrowed to that role's grants before it
- * is forwarded. Headers, credentials and the response stream pass through unchanged and are never
+ * role (thread-roles), and every request's `tools` is narrowed to that role's grants — its MCP
+ * servers and tools, `mmo_mesh` described for its own lists, `spawn_agent` offering only its own
+ * native roles — before it is forwarded; a sub-agent its parent role may not start is refused. Headers, credentials and the response stream pass through unchanged and are never
  * logged or stored; only attributions and removals are recorded.
  */
 import { randomBytes } from 'node:crypto';
@@ -28,7 +29,9 @@ import { parse, stringify } from 'smol-toml';
 import type { RenderedHome } from '../compile/types.js';
 import type { ProfileData, ResolvedPlan } from '../profile/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
+import { narrowAgentTypes } from './agent-types.js';
 import { filterTools } from './filter-tools.js';
+import { describeMeshFor } from './mesh-offer.js';
 import { pointAtWire, providerRoute, upstreamOf, type ProviderRoute } from './provider-route.js';
 import { wireProcess, type WireProcess } from './role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
@@ -48,6 +51,8 @@ export interface WireRecord {
   readonly removed?: readonly string[];
   /** What the request kept (server → model tool names). */
   readonly offered?: Readonly<Record<string, readonly string[]>>;
+  /** Roles of the process removed from the request's `spawn_agent` agent types. */
+  readonly agent_types_removed?: readonly string[];
 }
 
 export interface ModelWireOptions {
@@ -280,9 +285,26 @@ export class ModelWire {
     const role = attribution.ok ? attribution.role : undefined;
     const tools = Array.isArray(body.tools) ? body.tools : [];
     const filtered = filterTools(tools, role, process.wire.servers);
+    const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);
+    const offered = describeMeshFor(agentTypes.tools, role);
     const thread = identity.threadId ?? null;
     const parent =
       identity.parentThreadId !== undefined ? { parent_thread: identity.parentThreadId } : {};
+    if (!attribution.ok && attribution.refused === true) {
+      // a sub-agent its parent role may not start: none of its requests reaches the provider
+      if (first) {
+        this.record({
+          process: process.id,
+          thread,
+          ...parent,
+          role: null,
+          event: 'refused',
+          reason: attribution.reason,
+        });
+      }
+      sendError(res, 403, `refused: ${attribution.reason}`);
+      return;
+    }
     if (!attribution.ok) {
       this.record({
         process: process.id,
@@ -302,10 +324,11 @@ export class ModelWire {
         event: 'thread',
         removed: filtered.removed,
         offered: filtered.kept,
+        ...(agentTypes.dropped.length > 0 ? { agent_types_removed: agentTypes.dropped } : {}),
       });
     }
     const out = Buffer.from(
-      JSON.stringify(Array.isArray(body.tools) ? { ...body, tools: filtered.tools } : body),
+      JSON.stringify(Array.isArray(body.tools) ? { ...body, tools: offered } : body),
       'utf8',
     );
     this.forward(req, res, target, out);

@@ -1,7 +1,8 @@
 /**
  * What each role of a Codex process may be offered on the model wire (pure): its granted Tool
  * MCP servers with the tools under the names Codex shows the model, whether it keeps `mmo_mesh`
- * (only with `spawn` or `control`), and the exact `developer_instructions` text codex-mmo
+ * (only with `spawn` or `control`) and the roles it may spawn and control through it, the native
+ * roles it may start as sub-agents, and the exact `developer_instructions` text codex-mmo
  * rendered for it, by which a sub-agent's requests are recognised.
  */
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
@@ -16,6 +17,11 @@ export interface WireRole {
   readonly tools: Readonly<Record<string, readonly string[]>>;
   /** True when the role has `spawn` or `control`: it keeps the `mmo_mesh` tools. */
   readonly mesh: boolean;
+  /** The role's own `spawn` and `control` lists (what `mmo_mesh` lets it do). */
+  readonly spawn: readonly string[];
+  readonly control: readonly string[];
+  /** The role's `native_agents`: the only sub-agent roles it may start. */
+  readonly native: readonly string[];
 }
 
 /** The roles of one process: its root and every native role it reaches. */
@@ -42,6 +48,9 @@ export function wireRole(profile: ProfileData, plan: ResolvedPlan, role: string)
     instructions: spec?.instructions ?? '',
     tools,
     mesh: (spec?.spawn.length ?? 0) + (spec?.control.length ?? 0) > 0,
+    spawn: [...(spec?.spawn ?? [])],
+    control: [...(spec?.control ?? [])],
+    native: [...(spec?.native_agents ?? [])],
   };
 }
 

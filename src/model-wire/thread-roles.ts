@@ -3,14 +3,22 @@
  * first request and keeps that attribution: a thread with no parent is its process's root role
  * when its developer messages carry the root's rendered instructions; a sub-agent's thread
  * (its request names a parent thread) is the native role of the same process whose rendered
- * instructions it carries exactly — one role, or several that are offered the same. Anything
- * else is unattributed, and an unattributed thread is offered no MCP server at all.
+ * instructions it carries exactly — one role, or several that are offered the same — and that
+ * role must be one of its parent role's `native_agents`: a sub-agent of any other role of the
+ * process is refused (its requests never reach the provider). Anything else is unattributed,
+ * and an unattributed thread is offered no MCP server at all.
  */
 import type { WireProcess, WireRole } from './role-grants.js';
 import type { WireIdentity } from './wire-request.js';
 
 export type Attribution =
-  { readonly ok: true; readonly role: WireRole } | { readonly ok: false; readonly reason: string };
+  | { readonly ok: true; readonly role: WireRole }
+  | {
+      readonly ok: false;
+      readonly reason: string;
+      /** True for a sub-agent its parent role may not start: its requests are refused. */
+      readonly refused?: boolean;
+    };
 
 export interface ThreadEntry {
   /** The process id (`root` for the session root process, a participant id otherwise). */
@@ -20,10 +28,21 @@ export interface ThreadEntry {
   /** The role, or null when the thread could not be attributed. */
   readonly role: string | null;
   readonly reason?: string;
+  /** True when the thread's requests are refused (a sub-agent its parent may not start). */
+  readonly refused?: boolean;
 }
 
+/** True when two roles are offered and allowed the same: tools, mesh lists, native roles. */
 function sameOffer(a: WireRole, b: WireRole): boolean {
-  return a.mesh === b.mesh && JSON.stringify(a.tools) === JSON.stringify(b.tools);
+  const view = (r: WireRole): string =>
+    JSON.stringify([
+      r.tools,
+      r.mesh,
+      [...r.spawn].sort(),
+      [...r.control].sort(),
+      [...r.native].sort(),
+    ]);
+  return view(a) === view(b);
 }
 
 function carries(identity: WireIdentity, role: WireRole): boolean {
@@ -54,12 +73,22 @@ export function attribute(
   if (parentRole === null) {
     return { ok: false, reason: `parent thread ${identity.parentThreadId} is unattributed` };
   }
-  const candidates = Object.values(process.roles).filter(
+  const carried = Object.values(process.roles).filter(
     (r) => r.role !== process.root && carries(identity, r),
   );
+  if (carried.length === 0) {
+    return { ok: false, reason: 'a sub-agent carries the instructions of no native role' };
+  }
+  const parent = process.roles[parentRole];
+  const candidates = carried.filter((r) => parent?.native.includes(r.role) === true);
   const first = candidates[0];
   if (first === undefined) {
-    return { ok: false, reason: 'a sub-agent carries the instructions of no native role' };
+    const native = parent?.native ?? [];
+    return {
+      ok: false,
+      refused: true,
+      reason: `role ${parentRole} may not start a sub-agent of role ${carried.map((c) => c.role).join(' or ')}: its native_agents allow ${native.length === 0 ? 'none' : native.join(', ')}`,
+    };
   }
   if (candidates.every((c) => sameOffer(c, first))) return { ok: true, role: first };
   return {
@@ -106,7 +135,11 @@ export class ThreadRoles {
           ? { ok: false, reason: `thread ${thread} belongs to another process` }
           : known.wire !== undefined
             ? { ok: true, role: known.wire }
-            : { ok: false, reason: known.reason ?? 'unattributed' };
+            : {
+                ok: false,
+                reason: known.reason ?? 'unattributed',
+                ...(known.refused === true ? { refused: true } : {}),
+              };
       return { attribution, entry: known, first: false };
     }
     const parent =
@@ -119,7 +152,12 @@ export class ThreadRoles {
       thread,
       ...(identity.parentThreadId !== undefined ? { parentThread: identity.parentThreadId } : {}),
       role: attribution.ok ? attribution.role.role : null,
-      ...(attribution.ok ? { wire: attribution.role } : { reason: attribution.reason }),
+      ...(attribution.ok
+        ? { wire: attribution.role }
+        : {
+            reason: attribution.reason,
+            ...(attribution.refused === true ? { refused: true } : {}),
+          }),
     };
     this.threads.set(thread, entry);
     return { attribution, entry, first: true };

@@ -161,9 +161,10 @@ function meshSentence(delta: NativeRoleDelta, mesh: MeshDelta): string {
 
 /**
  * The `native-role-not-isolated` warning of a native role when the model wire narrows what it
- * is offered and the session's gateway refuses, by calling thread, the tools the wire removes:
- * what neither can do — servers its process root lacks, `mmo_mesh` acting with the root's
- * lists, the root's `required` — or undefined when nothing is left.
+ * is offered and the session's gateway and broker refuse, by calling thread, the tools and mesh
+ * calls of other roles: what none of them can do — servers its process root lacks, `mmo_mesh`
+ * where the root has neither spawn nor control, the root's `required` — or undefined when
+ * nothing is left.
  */
 function narrowedWarning(
   delta: NativeRoleDelta,
@@ -176,11 +177,10 @@ function narrowedWarning(
       `it will LOSE ${formatTools(delta.loses)} (granted to \`${delta.role}\`, not to \`${delta.process}\`): Codex starts a sub-agent with its parent's servers only, and the wire can narrow, not add`,
     );
   }
+  // the broker checks each mmo_mesh call against its thread's own lists; only a process whose
+  // root has neither spawn nor control gives its sub-agents no mmo_mesh to call
   const mesh = delta.mesh;
-  if (
-    mesh !== undefined &&
-    (mesh.own.spawn.length + mesh.own.control.length > 0 || mesh.effective === null)
-  ) {
+  if (mesh?.effective === null && mesh.own.spawn.length + mesh.own.control.length > 0) {
     parts.push(meshSentence(delta, mesh));
   }
   if (delta.requiredDiffers.length > 0) {

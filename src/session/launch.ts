@@ -245,6 +245,10 @@ export async function launchSession(
       cli: context.cli,
       defaultCwd: plan.cwd,
       prepareHome: (rendered, id) => wire.home(rendered, id),
+      // with the wire enforcing, each mmo_mesh call acts with its calling thread's role
+      ...(wire.enforcing
+        ? { roleOfThread: (threadId: string) => wire.roleOfThread(threadId) }
+        : {}),
       approvalsFor: (participant, role, secrets) =>
         supervision.policyFor(participant, role, secrets),
       onNotification: (participant, role, n) => {

@@ -145,10 +145,14 @@ export function howStarted(
   spawnedBy: ReadonlyMap<string, string>,
   process: ResolvedProcess,
   role: string,
+  /** The role that spawned native role `role` (default: the process root). */
+  nativeParent?: string,
 ): HowStarted {
   const byMesh = spawnedBy.get(process.root);
   const withMesh = process.root === plan.root || byMesh !== undefined;
-  if (role !== process.root) return { via: 'spawn_agent', spawnedBy: process.root, withMesh };
+  if (role !== process.root) {
+    return { via: 'spawn_agent', spawnedBy: nativeParent ?? process.root, withMesh };
+  }
   if (process.root === plan.root) return { via: 'session', withMesh };
   return byMesh !== undefined
     ? { via: 'mmo_mesh', spawnedBy: byMesh, withMesh }
@@ -230,12 +234,12 @@ export function describeScope(
   }
   for (const role of direct) {
     lines.push(
-      `Participant '${role}' is not in the spawn grant of any process root (only a native role may spawn it, which mmo_mesh does not allow), so it was started on its own, without mmo_mesh.`,
+      `Participant '${role}' is not in the spawn grant of any process root (only a native role may spawn it), so it was started on its own, without mmo_mesh.`,
     );
   }
   if (plan.processes.some((p) => p.roles.length > 1)) {
     lines.push(
-      'Native roles were spawned with spawn_agent inside each process they belong to, and are measured in each, as the model receives them through the model wire (which narrows each role to its grants).',
+      'Native roles were spawned with spawn_agent inside each process they belong to, each by a role that lists it in native_agents, and are measured in each, as the model receives them through the model wire (which narrows each role to its grants and its own native roles).',
     );
   }
   lines.push(

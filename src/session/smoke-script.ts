@@ -1,7 +1,9 @@
 /**
  * What the scripted model does during `profile smoke`. Every Codex process gets the task
- * `codex-mmo smoke: process ROOT`; its root agent then spawns each native role of the process
- * (`spawn_agent`, waiting for the child's first request, then `close_agent`), spawns through
+ * `codex-mmo smoke: process ROOT`; its root agent then spawns each of its native roles
+ * (`spawn_agent`, waiting for the child's first request, then `close_agent`) — a native role
+ * with native roles of its own spawns those in turn, as only a role's own `native_agents` may be
+ * started — spawns through
  * `mmo_mesh` each participant role assigned to it (waiting for that participant's first request),
  * and finishes. The first request of every (process, role) is kept: it shows the tools that role's
  * model is really offered.
@@ -91,11 +93,56 @@ export class SmokeScript {
   /** Processes whose root agent has finished its script. */
   readonly done = new Set<string>();
   private readonly scripts = new Map<string, (r: ModelRequest) => Promise<ScriptedItem[]>>();
+  /** Native roles that spawned every native role below them (`process/role`). */
+  private readonly subtreesDone = new Set<string>();
 
   constructor(
     private readonly processes: readonly ResolvedProcess[],
     private readonly participants: ReadonlyMap<string, readonly string[]>,
+    /** Each role's `native_agents` (without it, the process root spawns every native role). */
+    private readonly nativeAgents?: (role: string) => readonly string[],
   ) {}
+
+  /**
+   * The native roles `role` spawns in the process rooted at `root`: breadth first from the
+   * root, each native role by the first role whose `native_agents` lists it.
+   */
+  private nativeChildren(root: string, role: string): string[] {
+    const process = this.processes.find((p) => p.root === root);
+    const roles = process?.roles ?? [];
+    const natives = this.nativeAgents;
+    if (natives === undefined) return role === root ? roles.filter((r) => r !== root) : [];
+    const parentOf = new Map<string, string>();
+    const queue = [root];
+    const reached = new Set(queue);
+    for (let i = 0; i < queue.length; i++) {
+      const current = queue[i] ?? '';
+      for (const child of natives(current)) {
+        if (reached.has(child) || !roles.includes(child)) continue;
+        reached.add(child);
+        parentOf.set(child, current);
+        queue.push(child);
+      }
+    }
+    return roles.filter((r) => r !== root && parentOf.get(r) === role);
+  }
+
+  /** The role that spawns native role `role` of the process rooted at `root`. */
+  nativeParent(root: string, role: string): string | undefined {
+    const process = this.processes.find((p) => p.root === root);
+    return [root, ...(process?.roles ?? [])].find((r) =>
+      this.nativeChildren(root, r).includes(role),
+    );
+  }
+
+  /** Whether a spawned native role and every native role below it have been seen. */
+  private subtreeSeen(root: string, role: string): boolean {
+    if (!this.seen(root, role)) return false;
+    return (
+      this.nativeChildren(root, role).length === 0 ||
+      this.subtreesDone.has(SmokeScript.key(root, role))
+    );
+  }
 
   static key(process: string, role: string): string {
     return `${process}/${role}`;
@@ -111,21 +158,25 @@ export class SmokeScript {
     if (origin === undefined) return [{ type: 'message', text: 'codex-mmo smoke' }];
     const key = SmokeScript.key(origin.process, origin.role);
     if (!this.first.has(key)) this.first.set(key, request);
-    if (origin.role !== origin.process) {
+    if (
+      origin.role !== origin.process &&
+      this.nativeChildren(origin.process, origin.role).length === 0
+    ) {
       return [{ type: 'message', text: 'codex-mmo smoke: role checked' }];
     }
-    return this.scriptOf(origin.process)(request);
+    return this.scriptOf(origin.process, origin.role)(request);
   };
 
-  private scriptOf(root: string): (request: ModelRequest) => Promise<ScriptedItem[]> {
-    const existing = this.scripts.get(root);
+  private scriptOf(
+    root: string,
+    self: string = root,
+  ): (request: ModelRequest) => Promise<ScriptedItem[]> {
+    const own = SmokeScript.key(root, self);
+    const existing = this.scripts.get(own);
     if (existing !== undefined) return existing;
-    const process = this.processes.find((p) => p.root === root);
     const steps: Step[] = [
-      ...(process?.roles ?? [])
-        .filter((r) => r !== root)
-        .map((role) => ({ kind: 'native' as const, role })),
-      ...(this.participants.get(root) ?? []).map((role) => ({
+      ...this.nativeChildren(root, self).map((role) => ({ kind: 'native' as const, role })),
+      ...(self === root ? (this.participants.get(root) ?? []) : []).map((role) => ({
         kind: 'participant' as const,
         role,
       })),
@@ -142,7 +193,7 @@ export class SmokeScript {
         if (step?.kind === 'native') {
           const id = agentIdOf(output);
           if (id !== undefined) {
-            await waitUntil(() => this.seen(root, step.role), CHILD_WAIT_MS);
+            await waitUntil(() => this.subtreeSeen(root, step.role), CHILD_WAIT_MS);
             return [
               {
                 type: 'function_call',
@@ -163,7 +214,8 @@ export class SmokeScript {
       }
       const next = steps[position];
       if (next === undefined) {
-        this.done.add(root);
+        if (self === root) this.done.add(root);
+        else this.subtreesDone.add(own);
         return [{ type: 'message', text: 'codex-mmo smoke complete' }];
       }
       awaiting = true;
@@ -185,7 +237,7 @@ export class SmokeScript {
             },
           ];
     };
-    this.scripts.set(root, script);
+    this.scripts.set(own, script);
     return script;
   }
 }

@@ -147,8 +147,8 @@ export function smokeHome(rendered: RenderedHome, baseUrl: string): RenderedHome
 /**
  * Which process root spawns which participant roles through `mmo_mesh`: breadth first from the
  * session root, each participant role by the first process root whose `spawn` grant lists it.
- * Processes that are not reached this way (only a native role may spawn them, which the broker
- * does not honour) are started on their own.
+ * Processes that are not reached this way (only a native role may spawn them) are started on
+ * their own.
  */
 export function meshAssignments(
   snapshot: Snapshot,
@@ -470,7 +470,11 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
 
   const { spawns, spawnedBy } = meshAssignments(stored.snapshot, plan);
   const direct = plan.processes.filter((p) => p.root !== plan.root && !spawnedBy.has(p.root));
-  const script = new SmokeScript(plan.processes, spawns);
+  const script = new SmokeScript(
+    plan.processes,
+    spawns,
+    (role) => stored.snapshot.profile.agents[role]?.native_agents ?? [],
+  );
   const work = await mkdtemp(join(tmpdir(), 'codex-mmo-smoke-'));
   const model = await startScriptedModel(script.handle);
   const snapshot: Snapshot = {
@@ -553,6 +557,9 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       defaultCwd: run.workdir,
       prepareHome: (rendered, id) => wire.home(rendered, id),
       gateway: run.gateway,
+      ...(wire.enforcing
+        ? { roleOfThread: (threadId: string) => wire.roleOfThread(threadId) }
+        : {}),
       readDeny: run.readDeny,
       forbiddenDirs: [
         request.dirs.configDir,
@@ -642,7 +649,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
         { first: script.first, failures: script.failures, mask: (t) => mask(run, t) },
         process,
         role,
-        howStarted(plan, spawnedBy, process, role),
+        howStarted(plan, spawnedBy, process, role, script.nativeParent(process.root, role)),
       );
       diagnostics.push(...roleDiagnostics(role, m, wire.enforcing));
       measured.set(role, [...(measured.get(role) ?? []), m]);

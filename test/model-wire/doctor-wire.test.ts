@@ -69,6 +69,29 @@ describe('native-role-not-isolated with the model wire', () => {
     expect(message).toContain('it will LOSE web:search');
   });
 
+  it('says nothing for a role with its own mesh lists: the broker checks calls by thread', () => {
+    // test/model-wire/native-mesh.test.ts measures the broker acting with the role's own lists
+    const ownLists = profile('lead', [
+      role('lead', { native_agents: ['rev'], spawn: ['helper'], grants: { ida: {} } }),
+      role('rev', { spawn: ['worker'], control: ['worker'], grants: { ida: {} } }),
+      role('helper', {}),
+      role('worker', {}),
+    ]);
+    expect(warningsOf(ownLists, { narrows: true })).toEqual([]);
+    const [whole] = warningsOf(ownLists, { narrows: false, reason: 'WHY-NOT' });
+    expect(whole).toContain("acts with `lead`'s participant grants");
+  });
+
+  it('still reports mesh lists a root without spawn/control leaves unusable', () => {
+    const rootless = profile('lead', [
+      role('lead', { native_agents: ['rev'], grants: { ida: {} } }),
+      role('rev', { spawn: ['worker'], grants: { ida: {} } }),
+      role('worker', {}),
+    ]);
+    const [message] = warningsOf(rootless, { narrows: true });
+    expect(message).toContain('it will LOSE mmo_mesh');
+  });
+
   it('keeps the whole warning, with the reason, where the wire cannot narrow', () => {
     const [message] = warningsOf(subset, { narrows: false, reason: 'WHY-NOT' });
     expect(message).toContain('(WHY-NOT)');

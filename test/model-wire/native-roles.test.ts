@@ -106,13 +106,25 @@ const agentId = (output: string | undefined): string =>
   (JSON.parse(output ?? '{}') as { agent_id?: string }).agent_id ?? '';
 
 /**
- * lead: spawn reviewer, wait, spawn scribe, wait, spawn a default sub-agent, wait, finish.
- * reviewer: calls alpha.two (granted to lead only), then finishes; the others finish at once.
+ * lead: spawn reviewer, wait, spawn scribe (not its own native role), wait, spawn a default
+ * sub-agent, wait, finish. reviewer: calls alpha.two (granted to lead only), spawns scribe (its
+ * own native role), waits, finishes; the others finish at once.
  */
 function script(request: ModelRequest): ScriptedItem[] {
   const agent = agentOf(request);
-  if (agent === 'reviewer' && request.toolOutputs.length === 0) {
-    return [{ type: 'function_call', namespace: 'mcp__alpha', name: 'two', arguments: {} }];
+  if (agent === 'reviewer') {
+    const outputs = request.toolOutputs;
+    if (outputs.length === 0) {
+      return [{ type: 'function_call', namespace: 'mcp__alpha', name: 'two', arguments: {} }];
+    }
+    if (outputs.length === 1) {
+      return [multi('spawn_agent', { agent_type: 'scribe', message: 'nested notes' })];
+    }
+    if (outputs.length === 2) {
+      return [
+        multi('wait_agent', { targets: [agentId(outputs.at(-1)?.output)], timeout_ms: 30_000 }),
+      ];
+    }
   }
   if (agent !== 'lead') return [{ type: 'message', text: `${agent} done` }];
   const outputs = request.toolOutputs;
@@ -214,7 +226,9 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
       code: exec.code,
       modelErrors: model.errors,
       finished: exec.stdout.includes('lead done'),
-      reviewer: requestsOf('reviewer').length,
+      // alpha.two, spawn, wait, done (0.149 adds one when the scribe's turn ends)
+      reviewer: requestsOf('reviewer').length >= 4,
+      scribes: new Set(requestsOf('scribe').map((r) => r.threadId)).size,
       scribe: requestsOf('scribe').length > 0,
       other: requestsOf('other').length > 0,
       websockets: wire.records.filter((r) => r.event === 'websocket-refused').length,
@@ -222,7 +236,8 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
       code: 0,
       modelErrors: [],
       finished: true,
-      reviewer: 2,
+      reviewer: true,
+      scribes: 1,
       scribe: true,
       other: true,
       websockets: 0,
@@ -249,6 +264,38 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
     for (const request of requestsOf('scribe')) {
       expect(request.offeredTools.mcp).toEqual({ beta: ['b2'] });
     }
+  });
+
+  it('lets a role spawn only its own native roles', () => {
+    // Codex lists every native role of the process; the wire leaves each role its own
+    const builtIn = (types: readonly string[]): string[] =>
+      types.filter((t) => !['reviewer', 'scribe', 'lead'].includes(t));
+    const lead = requestsOf('lead')[0]!.offeredTools.agentTypes;
+    expect(lead).toContain('reviewer');
+    expect(lead).not.toContain('scribe');
+    const reviewer = requestsOf('reviewer')[0]!.offeredTools.agentTypes;
+    expect(reviewer).toContain('scribe');
+    expect(reviewer).not.toContain('reviewer');
+    // Codex's own agent types stay, on both
+    expect(builtIn(reviewer)).toEqual(builtIn(lead));
+    expect(builtIn(lead)).toContain('default');
+    // the scribe the reviewer started is the reviewer's child
+    const scribe = requestsOf('scribe')[0]!;
+    expect(scribe.parentThreadId).toBe(requestsOf('reviewer')[0]!.threadId);
+    // the scribe the lead started is refused: none of its requests reached the provider
+    const refused = wire.records.filter((r) => r.event === 'refused');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({
+      parent_thread: requestsOf('lead')[0]!.threadId,
+      role: null,
+      reason:
+        'role lead may not start a sub-agent of role scribe: its native_agents allow reviewer',
+    });
+    expect(model.requests.filter((r) => r.threadId === refused[0]!.thread)).toEqual([]);
+  });
+
+  it('renders the nesting depth, so the nested native role can be started at all', () => {
+    expect((config.agents as Record<string, unknown>).max_depth).toBe(2);
   });
 
   it('strips every MCP server from a sub-agent it cannot attribute, and records it', () => {

@@ -1,10 +1,12 @@
 /**
  * `profile smoke` through the model wire, with real Codex: every native role, nested ones
- * included, is offered exactly its grants — a subset of its process root's — and no `mmo_mesh`
- * without spawn/control, so the received column equals the granted one and nothing is warned.
+ * included (started by the native role that lists it), is offered exactly its grants — a subset
+ * of its process root's — and `mmo_mesh` only with spawn/control of its own, so the received
+ * column equals the granted one and nothing is warned.
  */
 import { describe, expect, it } from 'vitest';
 
+import { MESH_TOOL_NAMES } from '../../src/mesh/mesh-protocol.js';
 import type { SmokeReport } from '../../src/session/smoke.js';
 import { runCli } from '../helpers/cli.js';
 import { echoServer, makeWorld, profileToml, requireBuild, type World } from '../session/world.js';
@@ -24,12 +26,14 @@ describe('profile smoke through the model wire', () => {
       registry: `${echoServer('notes', { tools: 'list,add' })}${echoServer('files', { tools: 'read,write!' })}`,
       profile: profileToml('wired', 'lead', {
         lead: {
-          natives: ['scout'],
+          natives: ['scout', 'planner'],
           spawn: ['helper'],
           grants: { notes: {}, files: { tools: ['read'] } },
         },
         scout: { natives: ['keeper'], grants: { notes: { tools: ['list'] } } },
         keeper: { grants: { files: { tools: ['read'] } } },
+        // a native role with its own spawn grant keeps mmo_mesh; one without is offered none
+        planner: { spawn: ['helper'] },
         helper: { grants: { notes: { tools: ['list'] } } },
       }),
     });
@@ -51,6 +55,8 @@ describe('profile smoke through the model wire', () => {
     });
     expect(report.roles.keeper).toMatchObject({
       kind: 'native',
+      // nested: the scout, whose native_agents list it, started it
+      spawned_by: 'scout',
       measured: true,
       granted: { files: ['read'] },
       received: { files: ['read'] },
@@ -58,6 +64,15 @@ describe('profile smoke through the model wire', () => {
       missing: {},
       mesh: { expected: false, received: [] },
     });
+    expect(report.roles.scout).toMatchObject({ spawned_by: 'lead' });
+    expect(report.roles.planner).toMatchObject({
+      kind: 'native',
+      measured: true,
+      granted: {},
+      received: {},
+      mesh: { expected: true, measured: true },
+    });
+    expect([...report.roles.planner!.mesh.received].sort()).toEqual([...MESH_TOOL_NAMES].sort());
     expect(report.roles.helper).toMatchObject({ received: { notes: ['list'] }, extra: {} });
     expect(report.diagnostics.map((d) => d.code)).not.toContain('native-role-not-isolated');
     expect(report.model_wire).toEqual({ session_enforcing: true });

@@ -4,7 +4,10 @@
  */
 import { describe, expect, it } from 'vitest';
 
+import { offeredToolsOf } from '../../src/codex/scripted-model.js';
+import { narrowAgentTypes } from '../../src/model-wire/agent-types.js';
 import { filterTools } from '../../src/model-wire/filter-tools.js';
+import { describeMeshFor } from '../../src/model-wire/mesh-offer.js';
 import {
   CHATGPT_BACKEND_BASE,
   OPENAI_API_BASE,
@@ -17,17 +20,28 @@ import type { WireProcess, WireRole } from '../../src/model-wire/role-grants.js'
 import { ThreadRoles, attribute } from '../../src/model-wire/thread-roles.js';
 import { wireIdentity } from '../../src/model-wire/wire-request.js';
 
-const role = (name: string, tools: Record<string, string[]>, mesh = false): WireRole => ({
+const role = (
+  name: string,
+  tools: Record<string, string[]>,
+  mesh = false,
+  native: string[] = [],
+): WireRole => ({
   role: name,
   instructions: `I am ${name}.`,
   tools,
   mesh,
+  spawn: mesh ? ['helper'] : [],
+  control: [],
+  native,
 });
 
 const PROCESS: WireProcess = {
   root: 'lead',
   roles: {
-    lead: role('lead', { alpha: ['one', 'two'], 'web-search': ['get_sum'] }, true),
+    lead: role('lead', { alpha: ['one', 'two'], 'web-search': ['get_sum'] }, true, [
+      'reviewer',
+      'twin',
+    ]),
     reviewer: role('reviewer', { alpha: ['one'] }),
     twin: { ...role('twin', { alpha: ['one'] }), instructions: 'I am reviewer.' },
   },
@@ -221,5 +235,132 @@ describe('providerRoute and pointAtWire', () => {
         model_providers: { c: { base_url: 'https://c', wire_api: 'chat' } },
       }),
     ).toMatchObject({ kind: 'unfrontable' });
+  });
+});
+
+describe('a role offered only its own native roles and mesh lists', () => {
+  /** The `spawn_agent` tool as Codex 0.149 and 0.171 both send it (agent types in the text). */
+  const spawnAgent = (names: string[]): Record<string, unknown> => ({
+    type: 'namespace',
+    name: 'multi_agent_v1',
+    tools: [
+      {
+        type: 'function',
+        name: 'spawn_agent',
+        description: 'Spawn a sub-agent.',
+        parameters: {
+          type: 'object',
+          properties: {
+            agent_type: {
+              type: 'string',
+              description: `Agent type override.\nAvailable roles:\n${names.map((n) => `${n}: {\nAbout ${n}.\nMore.\n}`).join('\n')}`,
+            },
+            message: { type: 'string' },
+          },
+        },
+      },
+    ],
+  });
+  const NESTED: WireProcess = {
+    root: 'lead',
+    roles: {
+      lead: role('lead', { alpha: ['one'] }, true, ['reviewer']),
+      reviewer: role('reviewer', { alpha: ['one'] }, false, ['scribe']),
+      scribe: role('scribe', {}),
+    },
+    servers: ['alpha', 'mmo_mesh'],
+  };
+
+  it('lists in spawn_agent only the calling role’s native_agents and Codex’s own types', () => {
+    const tools = [spawnAgent(['reviewer', 'scribe', 'default', 'explorer'])];
+    const lead = narrowAgentTypes(tools, NESTED.roles.lead, NESTED);
+    expect(lead.dropped).toEqual(['scribe']);
+    expect(offeredToolsOf({ tools: lead.tools }).agentTypes).toEqual([
+      'default',
+      'explorer',
+      'reviewer',
+    ]);
+    const reviewer = narrowAgentTypes(tools, NESTED.roles.reviewer, NESTED);
+    expect(offeredToolsOf({ tools: reviewer.tools }).agentTypes).toEqual([
+      'default',
+      'explorer',
+      'scribe',
+    ]);
+    // the text of the remaining blocks is kept whole
+    expect(JSON.stringify(reviewer.tools)).toContain('scribe: {\\nAbout scribe.\\nMore.\\n}');
+    expect(JSON.stringify(reviewer.tools)).not.toContain('About reviewer');
+    // an unattributed thread is offered none of the process's roles
+    const none = narrowAgentTypes(tools, undefined, NESTED);
+    expect(offeredToolsOf({ tools: none.tools }).agentTypes).toEqual(['default', 'explorer']);
+  });
+
+  it('narrows an agent_type enum too', () => {
+    const tools = [
+      {
+        type: 'function',
+        name: 'spawn_agent',
+        parameters: {
+          type: 'object',
+          properties: { agent_type: { type: 'string', enum: ['reviewer', 'scribe', 'default'] } },
+        },
+      },
+    ];
+    const lead = narrowAgentTypes(tools, NESTED.roles.lead, NESTED);
+    expect(offeredToolsOf({ tools: lead.tools }).agentTypes).toEqual(['default', 'reviewer']);
+  });
+
+  it('describes the mesh tools with the calling role’s own spawn and control lists', () => {
+    const tools = [
+      {
+        type: 'namespace',
+        name: 'mcp__mmo_mesh',
+        tools: [
+          { type: 'function', name: 'spawn_participant', description: 'Roles you may spawn: x.' },
+          { type: 'function', name: 'stop_participant', description: 'Roles you may stop: x.' },
+        ],
+      },
+    ];
+    const native: WireRole = {
+      ...role('scout', {}),
+      mesh: true,
+      spawn: ['a', 'b'],
+      control: ['c'],
+    };
+    const out = JSON.stringify(describeMeshFor(tools, native));
+    expect(out).toContain('Roles you may spawn: a, b.');
+    expect(out).toContain('Roles you may stop: c.');
+    expect(out).not.toContain(': x.');
+    // a role without spawn/control is left as it is (filterTools has removed mmo_mesh already)
+    expect(describeMeshFor(tools, role('plain', {}))).toEqual(tools);
+  });
+
+  it('refuses a sub-agent of a native role its parent role may not start', () => {
+    const threads = new ThreadRoles();
+    const id = (thread: string, text: string, parent?: string): ReturnType<typeof wireIdentity> =>
+      wireIdentity(
+        {
+          'thread-id': thread,
+          ...(parent !== undefined ? { 'x-codex-parent-thread-id': parent } : {}),
+        },
+        { input: [{ type: 'message', role: 'developer', content: text }] },
+      );
+    expect(threads.resolve('root', NESTED, id('t1', 'I am lead.')).entry.role).toBe('lead');
+    const direct = threads.resolve('root', NESTED, id('t2', 'I am scribe.', 't1'));
+    expect(direct.attribution).toEqual({
+      ok: false,
+      refused: true,
+      reason:
+        'role lead may not start a sub-agent of role scribe: its native_agents allow reviewer',
+    });
+    // it stays refused on its next request
+    expect(
+      threads.resolve('root', NESTED, id('t2', 'I am scribe.', 't1')).attribution,
+    ).toMatchObject({ ok: false, refused: true });
+    expect(threads.resolve('root', NESTED, id('t3', 'I am reviewer.', 't1')).entry.role).toBe(
+      'reviewer',
+    );
+    expect(threads.resolve('root', NESTED, id('t4', 'I am scribe.', 't3')).entry.role).toBe(
+      'scribe',
+    );
   });
 });
