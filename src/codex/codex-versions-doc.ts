@@ -69,6 +69,13 @@ export function codexVersionsMarkdown(
     ],
     ['unknown config keys warned about', (r) => yes(r.warnsUnknownKeys)],
     ['interactive TUI leaves an app-server daemon', (r) => yes(r.tuiLeavesAppServerDaemon)],
+    [
+      'interactive TUI keeps its app-server as a child with',
+      (r) =>
+        r.tuiOwnAppServerArgs.length === 0
+          ? '—'
+          : r.tuiOwnAppServerArgs.map((a) => `\`${a}\``).join(' '),
+    ],
   ];
   const lines = [
     GENERATED_BEGIN,

@@ -87,6 +87,12 @@ export interface CodexVersionFacts {
   readonly loadsUntrustedProjectConfig: boolean;
   /** Whether the interactive TUI starts an app-server daemon that outlives it. */
   readonly tuiLeavesAppServerDaemon: boolean;
+  /**
+   * Arguments that make the interactive TUI run its app-server as its own child instead of a
+   * shared detached daemon, so the session's supervisor owns every process (empty when the TUI
+   * starts no daemon).
+   */
+  readonly tuiOwnAppServerArgs: readonly string[];
   readonly responses: ResponsesRequestShape;
 }
 
@@ -140,6 +146,7 @@ const CODEX_0171: CodexVersionFacts = {
   warnsUnknownKeys: true,
   loadsUntrustedProjectConfig: false,
   tuiLeavesAppServerDaemon: true,
+  tuiOwnAppServerArgs: ['--no-daemon'],
   responses: {
     instructions: 'first-developer-message',
     toolOutput: 'input-text-array',
@@ -163,6 +170,7 @@ const CODEX_0149: CodexVersionFacts = {
   warnsUnknownKeys: false,
   loadsUntrustedProjectConfig: true,
   tuiLeavesAppServerDaemon: false,
+  tuiOwnAppServerArgs: [],
   responses: {
     instructions: 'instructions-field',
     toolOutput: 'string',
