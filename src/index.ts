@@ -743,3 +743,8 @@ export {
   type ModelAccess,
   type ModelSideInput,
 } from './profile/doctor-model.js';
+export {
+  DEFAULT_MAX_PARTICIPANTS,
+  resolveMaxParticipants,
+  type MaxParticipants,
+} from './mesh/participant-cap.js';

@@ -73,6 +73,13 @@ export function codexVersionsMarkdown(
       (r) => r.sandboxMountPoints.map((n) => `\`${n}\``).join(', '),
     ],
     ['interactive TUI leaves an app-server daemon', (r) => yes(r.tuiLeavesAppServerDaemon)],
+    [
+      'interactive TUI keeps its app-server as a child with',
+      (r) =>
+        r.tuiOwnAppServerArgs.length === 0
+          ? '—'
+          : r.tuiOwnAppServerArgs.map((a) => `\`${a}\``).join(' '),
+    ],
   ];
   const lines = [
     GENERATED_BEGIN,

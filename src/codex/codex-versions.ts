@@ -93,6 +93,12 @@ export interface CodexVersionFacts {
    * killed with SIGKILL, or interrupted on 0.149, leaves them there.
    */
   readonly sandboxMountPoints: readonly string[];
+  /**
+   * Arguments that make the interactive TUI run its app-server as its own child instead of a
+   * shared detached daemon, so the session's supervisor owns every process (empty when the TUI
+   * starts no daemon).
+   */
+  readonly tuiOwnAppServerArgs: readonly string[];
   readonly responses: ResponsesRequestShape;
 }
 
@@ -147,6 +153,7 @@ const CODEX_0171: CodexVersionFacts = {
   loadsUntrustedProjectConfig: false,
   tuiLeavesAppServerDaemon: true,
   sandboxMountPoints: ['.agents', '.aws', '.codex', '.git'],
+  tuiOwnAppServerArgs: ['--no-daemon'],
   responses: {
     instructions: 'first-developer-message',
     toolOutput: 'input-text-array',
@@ -171,6 +178,7 @@ const CODEX_0149: CodexVersionFacts = {
   loadsUntrustedProjectConfig: true,
   tuiLeavesAppServerDaemon: false,
   sandboxMountPoints: ['.agents', '.codex', '.git'],
+  tuiOwnAppServerArgs: [],
   responses: {
     instructions: 'instructions-field',
     toolOutput: 'string',

@@ -51,6 +51,7 @@ import {
   MAX_LINE_LENGTH,
 } from './mesh-protocol.js';
 import type { Participant } from './participant.js';
+import { DEFAULT_MAX_PARTICIPANTS } from './participant-cap.js';
 
 export interface BrokerOptions {
   readonly sessionId: string;
@@ -109,8 +110,7 @@ export interface BrokerOptions {
 
 const ROOT_OWNER = 'root';
 
-/** Participants a session runs at once unless `--max-participants` says otherwise. */
-export const DEFAULT_MAX_PARTICIPANTS = 8;
+export { DEFAULT_MAX_PARTICIPANTS };
 
 const FORBIDDEN_NAMES = ['config dir', 'data dir', 'state dir', 'base Codex home'];
 

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 
-import type { CodexVersionFacts } from '../codex/codex-versions.js';
+import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
 import { renderProcess } from '../compile/render-process.js';
 import type { BoundaryOptions } from '../compile/session-boundary.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
@@ -78,13 +78,18 @@ export interface SessionPlan {
   readonly record: SessionRecord;
 }
 
-/** Codex arguments for the mode: `exec [--skip-git-repo-check] ARGS -- PROMPT`, or ARGS alone. */
+/**
+ * Codex arguments for the mode: `exec [--skip-git-repo-check] ARGS -- PROMPT`, or for `run` the
+ * version's arguments that keep the TUI's app-server its own child (`tuiArgs`, those not already
+ * given) before ARGS.
+ */
 export function codexArgv(
   mode: SessionMode,
   codexArgs: readonly string[],
   prompt: string | undefined,
+  tuiArgs: readonly string[] = [],
 ): string[] {
-  if (mode === 'run') return [...codexArgs];
+  if (mode === 'run') return [...tuiArgs.filter((a) => !codexArgs.includes(a)), ...codexArgs];
   const skip = codexArgs.includes(SKIP_GIT_CHECK) ? [] : [SKIP_GIT_CHECK];
   return ['exec', ...skip, ...codexArgs, '--', prompt ?? ''];
 }
@@ -191,7 +196,12 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     rendered,
     env,
     command: input.codexBin,
-    args: codexArgv(input.mode, input.codexArgs, input.prompt),
+    args: codexArgv(
+      input.mode,
+      input.codexArgs,
+      input.prompt,
+      (input.codex ?? NEWEST_CODEX).tuiOwnAppServerArgs,
+    ),
     ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
     cwd: input.cwd,
     diagnostics,

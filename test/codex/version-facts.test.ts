@@ -435,6 +435,16 @@ describe(`${V}: commands and app-server methods`, () => {
     expect(/^\s+mcp-server\s/m.test(run.stdout), run.stdout).toBe(facts.hasMcpServerCommand);
   });
 
+  it(`${V}: codex --help offers the arguments that keep the TUI's app-server its own`, async () => {
+    const run = await runCodex(TEST_CODEX_BIN, await home({}), ['--help'], { env: BASE_ENV });
+    expect(run.exitCode, run.stderr).toBe(0);
+    // a TUI that leaves a daemon needs a way to do without it
+    expect(facts.tuiOwnAppServerArgs.length > 0).toBe(facts.tuiLeavesAppServerDaemon);
+    for (const arg of facts.tuiOwnAppServerArgs) {
+      expect(run.stdout.split(/\s+/), run.stdout).toContain(arg);
+    }
+  });
+
   it(`${V}: the app-server protocol names the table's rollback method`, async () => {
     const out = await tmpDir('codex-mmo-facts-schema-');
     const run = await runCodex(

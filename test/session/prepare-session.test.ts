@@ -68,6 +68,15 @@ describe('codexArgv', () => {
     ]);
     expect(codexArgv('run', ['--search'], undefined)).toEqual(['--search']);
   });
+
+  it("puts the version's own-app-server arguments before the user's, once", () => {
+    expect(codexArgv('run', ['--search'], undefined, ['--no-daemon'])).toEqual([
+      '--no-daemon',
+      '--search',
+    ]);
+    expect(codexArgv('run', ['--no-daemon'], undefined, ['--no-daemon'])).toEqual(['--no-daemon']);
+    expect(codexArgv('exec', [], 'p', ['--no-daemon'])).not.toContain('--no-daemon');
+  });
 });
 
 describe('prepareSession', () => {

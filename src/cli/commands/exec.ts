@@ -11,6 +11,7 @@ import { formatEvent } from '../../events/format-event.js';
 import type { SessionEvent } from '../../events/session-event.js';
 import { formatDiagnostic } from '../../diagnostics/diagnostic.js';
 import { defaultCliLaunch } from '../../mesh/mesh-command.js';
+import { resolveMaxParticipants } from '../../mesh/participant-cap.js';
 import { parseExecCodexArgs } from '../../session/exec-arguments.js';
 import { launchSession } from '../../session/launch.js';
 import type { SessionMode } from '../../session/prepare-session.js';
@@ -93,15 +94,9 @@ export async function runSessionCommand(
         : resolve(io.cwd, cwdOption)
       : io.cwd;
   const maxOption = cmd.values['max-participants'];
-  let maxParticipants: number | undefined;
-  if (typeof maxOption === 'string') {
-    maxParticipants = /^\d+$/.test(maxOption) ? Number(maxOption) : Number.NaN;
-    if (!Number.isSafeInteger(maxParticipants)) {
-      throw new UsageError(
-        `option '--max-participants' needs a whole number of participants (0 or more), not '${maxOption}'`,
-      );
-    }
-  }
+  const cap = resolveMaxParticipants(typeof maxOption === 'string' ? maxOption : undefined);
+  if (!cap.ok) throw new UsageError(cap.message);
+  const maxParticipants = cap.value;
   // checked before anything of the session is written: a missing directory is our error, not Codex's
   const badCwd = await checkSessionCwd(sessionCwd);
   if (badCwd !== undefined) return printFailure(io, cmd.json, [badCwd]);
@@ -156,7 +151,7 @@ export async function runSessionCommand(
   };
   const running = await launchSession(plan, {
     ...started.context,
-    ...(maxParticipants !== undefined ? { maxParticipants } : {}),
+    maxParticipants,
     stdio: mode === 'run' ? 'inherit' : 'pipe-stderr',
     approvalTimeoutSec,
     ...(mode === 'exec' ? { onEvent } : {}),
