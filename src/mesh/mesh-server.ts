@@ -64,7 +64,7 @@ export function createMeshServer(backend: MeshBackend, info: MeshServerInfo): Mc
       description:
         `Start a participant: a separate Codex agent of the given role working on the task. ` +
         `Returns its participant id once it has started; use wait_participant for its result. ` +
-        `A participant cannot ask anyone for approval: its tool calls that need approval are declined. ` +
+        `A participant's tool calls that need approval wait for a person to approve them. ` +
         `Roles you may spawn: ${roles(info.spawn)}.`,
       inputSchema: {
         role: z.string().min(1).describe('Role of the participant to start'),

@@ -12,6 +12,11 @@ import { unlink, chmod } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
+import {
+  answerFromTui,
+  watchFeed,
+  type RootApprovalFeed,
+} from '../approvals/root-approval-feed.js';
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
 import type { CodexVersionFacts } from '../codex/codex-versions.js';
@@ -97,6 +102,12 @@ export interface BrokerOptions {
   ) => ApprovalPolicy;
   /** Receives every app-server notification of every participant (the session's event log). */
   readonly onNotification?: (participant: string, role: string, n: ServerNotification) => void;
+  /**
+   * For an interactive root: the approval queue its `mmo_mesh` server may watch and answer, so
+   * participants' requests are put to the person at the TUI too. Without it the root's server is
+   * refused `watch_approvals`.
+   */
+  readonly rootApprovals?: RootApprovalFeed;
 }
 
 const ROOT_OWNER = 'root';
@@ -246,6 +257,7 @@ export class SessionBroker {
   private accept(socket: Socket): void {
     this.sockets.add(socket);
     let caller: MeshCaller | undefined;
+    let unwatch: (() => void) | undefined;
     const reply = (value: unknown): void => {
       if (!socket.destroyed) socket.write(encodeLine(value));
     };
@@ -283,6 +295,23 @@ export class SessionBroker {
               return;
             }
             if (caller === undefined) throw new MeshError('invalid', 'send hello first');
+            if (request.method === 'watch_approvals') {
+              const feed = this.rootFeed(caller);
+              reply({ id: request.id, result: { watching: true } });
+              unwatch ??= watchFeed(feed, {
+                requested: (r) => {
+                  reply({ push: 'approval.requested', request: r });
+                },
+                answered: (id) => {
+                  reply({ push: 'approval.answered', request: id });
+                },
+              });
+              return;
+            }
+            if (request.method === 'answer_approval') {
+              reply({ id: request.id, result: this.answerApproval(caller, params) });
+              return;
+            }
             reply({ id: request.id, result: await this.dispatch(caller, request.method, params) });
           } catch (error) {
             const mesh =
@@ -304,6 +333,7 @@ export class SessionBroker {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       this.sockets.delete(socket);
+      unwatch?.();
       if (caller === undefined) return;
       const left = (this.connections.get(caller.participant) ?? 1) - 1;
       this.connections.set(caller.participant, left);
@@ -332,6 +362,32 @@ export class SessionBroker {
       );
     }
     return { process: identity.process, participant: identity.participant };
+  }
+
+  /** The approval feed, for the session root of an interactive run only. */
+  private rootFeed(caller: MeshCaller): RootApprovalFeed {
+    const feed = this.options.rootApprovals;
+    if (caller.participant !== ROOT_OWNER || feed === undefined) {
+      throw new MeshError(
+        'refused',
+        'only the session root of an interactive run is asked about approvals',
+      );
+    }
+    return feed;
+  }
+
+  private answerApproval(caller: MeshCaller, params: Record<string, unknown>): unknown {
+    const feed = this.rootFeed(caller);
+    const id = text(params, 'request') ?? '';
+    const decision = params.decision;
+    if (decision !== 'approve' && decision !== 'deny') {
+      throw new MeshError('invalid', "argument 'decision' must be 'approve' or 'deny'");
+    }
+    const result = answerFromTui(feed, id, decision);
+    if (!result.ok) {
+      throw new MeshError(result.reason === 'answered' ? 'refused' : 'not-found', result.message);
+    }
+    return { answer: result.answer };
   }
 
   private dispatch(
