@@ -56,8 +56,13 @@ export class ApprovalQueue {
     return this.options.timeoutSec;
   }
 
-  listen(listener: QueueListener): void {
+  /** Adds a listener; the returned function removes it. */
+  listen(listener: QueueListener): () => void {
     this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
   }
 
   /** Pending requests, oldest first. */
@@ -77,7 +82,7 @@ export class ApprovalQueue {
       expires_at: new Date(now.getTime() + this.options.timeoutSec * 1000).toISOString(),
     };
     this.record({ type: 'requested', ...request });
-    for (const l of this.listeners) l.requested?.(request);
+    for (const l of [...this.listeners]) l.requested?.(request);
     return new Promise((resolve) => {
       if (this.closed) {
         this.pendingEntries.set(id, { request, resolve, timer: setTimeout(() => undefined, 0) });
@@ -157,7 +162,7 @@ export class ApprovalQueue {
     };
     this.answers.set(id, answer);
     this.record({ type: 'answered', ...answer });
-    for (const l of this.listeners) l.answered?.(entry.request, answer);
+    for (const l of [...this.listeners]) l.answered?.(entry.request, answer);
     entry.resolve(answer);
     return { ok: true, answer, request: entry.request };
   }

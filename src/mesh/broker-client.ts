@@ -6,11 +6,14 @@
  */
 import { createConnection, type Socket } from 'node:net';
 
+import type { ApprovalAnswer, ApprovalDecision } from '../approvals/approval-types.js';
+
 import {
   LineDecoder,
   MeshError,
   encodeLine,
   type BrokerMethod,
+  type BrokerPush,
   type BrokerResponse,
   type MeshBackend,
   type MeshCallContext,
@@ -52,6 +55,7 @@ export class BrokerClient implements MeshBackend {
   private readonly pending = new Map<number, Pending>();
   private closed = false;
   private closeListeners: (() => void)[] = [];
+  private pushListener: ((push: BrokerPush) => void) | undefined;
 
   private constructor(private readonly socket: Socket) {
     const decoder = new LineDecoder((value) => {
@@ -111,6 +115,10 @@ export class BrokerClient implements MeshBackend {
 
   private onResponse(value: unknown): void {
     if (typeof value !== 'object' || value === null) return;
+    if ('push' in value) {
+      this.pushListener?.(value as BrokerPush);
+      return;
+    }
     const response = value as BrokerResponse;
     const pending = this.pending.get(response.id);
     if (pending === undefined) return;
@@ -171,6 +179,23 @@ export class BrokerClient implements MeshBackend {
 
   stop(participant: string, context?: MeshCallContext): Promise<ParticipantInfo> {
     return this.call('stop', { participant, ...thread(context) }) as Promise<ParticipantInfo>;
+  }
+
+  /**
+   * Asks the broker for the participants' approval requests (the session root of an interactive
+   * run only): each pending, new and answered one reaches `listener`.
+   */
+  async watchApprovals(listener: (push: BrokerPush) => void): Promise<void> {
+    this.pushListener = listener;
+    await this.call('watch_approvals', {});
+  }
+
+  /** Answers a participant's approval request on behalf of the person at the TUI. */
+  async answerApproval(request: string, decision: ApprovalDecision): Promise<ApprovalAnswer> {
+    const result = (await this.call('answer_approval', { request, decision })) as {
+      answer: ApprovalAnswer;
+    };
+    return result.answer;
   }
 
   close(): void {

@@ -6,6 +6,8 @@
 
 import { StringDecoder } from 'node:string_decoder';
 
+import type { PendingApproval } from '../approvals/approval-types.js';
+
 export const MESH_SERVER_NAME = 'mmo_mesh';
 
 /** The tools of `mmo_mesh`, in the order the server registers them. */
@@ -106,7 +108,8 @@ export interface MeshCaller {
   readonly role?: string;
 }
 
-export type BrokerMethod = 'hello' | 'spawn' | 'send' | 'wait' | 'list' | 'stop';
+export type BrokerMethod =
+  'hello' | 'spawn' | 'send' | 'wait' | 'list' | 'stop' | 'watch_approvals' | 'answer_approval';
 
 export interface BrokerRequest {
   readonly id: number;
@@ -120,6 +123,15 @@ export type BrokerResponse =
       readonly id: number;
       readonly error: { readonly code: MeshErrorCode; readonly message: string };
     };
+
+/**
+ * A line the broker sends unasked (it has a `push`, no `id`): to the session root's mesh server
+ * of an interactive `run` after `watch_approvals`, each participant approval request waiting for
+ * a person and each answer it got (from any channel), so the person can be asked in the TUI.
+ */
+export type BrokerPush =
+  | { readonly push: 'approval.requested'; readonly request: PendingApproval }
+  | { readonly push: 'approval.answered'; readonly request: string };
 
 /** Longest line a `LineDecoder` accepts unless told otherwise. */
 export const MAX_LINE_LENGTH = 8 * 1024 * 1024;

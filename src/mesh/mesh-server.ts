@@ -65,7 +65,7 @@ export function meshToolDescriptions(
     spawn_participant:
       `Start a participant: a separate Codex agent of the given role working on the task. ` +
       `Returns its participant id once it has started; use wait_participant for its result. ` +
-      `A participant cannot ask anyone for approval: its tool calls that need approval are declined. ` +
+      `A participant's tool calls that need approval wait for a person to approve them. ` +
       `Roles you may spawn: ${roles(grants.spawn)}.`,
     send_message:
       `Send a message to a participant. It starts a new turn, or waits for the current one ` +

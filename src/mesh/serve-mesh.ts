@@ -2,13 +2,15 @@
  * `mesh serve`: the process Codex starts for `mmo_mesh`. Finds the session broker through the
  * session record, introduces itself as the given process with that process's mesh credential
  * (from its environment), and serves the mesh tools over stdio
- * until its input closes. Without a reachable broker it still serves, answering every call with
+ * until its input closes. The session root's server of an interactive run also puts participants'
+ * approval requests to the person at the TUI (tui-approvals.ts). Without a reachable broker it still serves, answering every call with
  * a clear tool error, so a session never fails just because a mesh call cannot be honoured.
  */
 import type { Readable, Writable } from 'node:stream';
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 
+import { promptApprovals } from '../approvals/tui-approvals.js';
 import { describeError } from '../errors.js';
 import { readSessionRecord } from '../session/session-store.js';
 import { BrokerClient } from './broker-client.js';
@@ -76,6 +78,13 @@ export async function serveMesh(options: ServeMeshOptions): Promise<void> {
       resolve();
     };
   });
+  // the root of an interactive run is asked about participants' approvals (an MCP elicitation)
+  if (client !== undefined && options.caller.participant === 'root') {
+    server.server.oninitialized = () => {
+      if (server.server.getClientCapabilities()?.elicitation?.form === undefined) return;
+      void promptApprovals(server.server, client).catch(() => undefined);
+    };
+  }
   await server.connect(transport);
   await done;
   client?.close();

@@ -12,6 +12,11 @@ import { unlink, chmod } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
+import {
+  answerFromTui,
+  watchFeed,
+  type RootApprovalFeed,
+} from '../approvals/root-approval-feed.js';
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
 import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
@@ -106,6 +111,12 @@ export interface BrokerOptions {
    * not attributed to a role of the calling process is refused.
    */
   readonly roleOfThread?: (threadId: string) => ThreadAttribution | undefined;
+  /**
+   * For an interactive root: the approval queue its `mmo_mesh` server may watch and answer, so
+   * participants' requests are put to the person at the TUI too. Without it the root's server is
+   * refused `watch_approvals`.
+   */
+  readonly rootApprovals?: RootApprovalFeed;
 }
 
 const ROOT_OWNER = 'root';
@@ -263,6 +274,7 @@ export class SessionBroker {
   private accept(socket: Socket): void {
     this.sockets.add(socket);
     let caller: MeshCaller | undefined;
+    let unwatch: (() => void) | undefined;
     const reply = (value: unknown): void => {
       if (!socket.destroyed) socket.write(encodeLine(value));
     };
@@ -300,6 +312,23 @@ export class SessionBroker {
               return;
             }
             if (caller === undefined) throw new MeshError('invalid', 'send hello first');
+            if (request.method === 'watch_approvals') {
+              const feed = this.rootFeed(caller);
+              reply({ id: request.id, result: { watching: true } });
+              unwatch ??= watchFeed(feed, {
+                requested: (r) => {
+                  reply({ push: 'approval.requested', request: r });
+                },
+                answered: (id) => {
+                  reply({ push: 'approval.answered', request: id });
+                },
+              });
+              return;
+            }
+            if (request.method === 'answer_approval') {
+              reply({ id: request.id, result: this.answerApproval(caller, params) });
+              return;
+            }
             reply({ id: request.id, result: await this.dispatch(caller, request.method, params) });
           } catch (error) {
             const mesh =
@@ -321,6 +350,7 @@ export class SessionBroker {
     socket.on('error', () => socket.destroy());
     socket.on('close', () => {
       this.sockets.delete(socket);
+      unwatch?.();
       if (caller === undefined) return;
       const left = (this.connections.get(caller.participant) ?? 1) - 1;
       this.connections.set(caller.participant, left);
@@ -378,6 +408,32 @@ export class SessionBroker {
       );
     }
     return { ...caller, role };
+  }
+
+  /** The approval feed, for the session root of an interactive run only. */
+  private rootFeed(caller: MeshCaller): RootApprovalFeed {
+    const feed = this.options.rootApprovals;
+    if (caller.participant !== ROOT_OWNER || feed === undefined) {
+      throw new MeshError(
+        'refused',
+        'only the session root of an interactive run is asked about approvals',
+      );
+    }
+    return feed;
+  }
+
+  private answerApproval(caller: MeshCaller, params: Record<string, unknown>): unknown {
+    const feed = this.rootFeed(caller);
+    const id = text(params, 'request') ?? '';
+    const decision = params.decision;
+    if (decision !== 'approve' && decision !== 'deny') {
+      throw new MeshError('invalid', "argument 'decision' must be 'approve' or 'deny'");
+    }
+    const result = answerFromTui(feed, id, decision);
+    if (!result.ok) {
+      throw new MeshError(result.reason === 'answered' ? 'refused' : 'not-found', result.message);
+    }
+    return { answer: result.answer };
   }
 
   private dispatch(

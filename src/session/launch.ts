@@ -8,7 +8,7 @@
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
 import { approvalSocketPath } from '../approvals/approval-socket.js';
@@ -86,6 +86,8 @@ export interface LaunchContext {
   readonly onStderr?: (chunk: string) => void;
   /** Seconds an approval request waits for a person before it is denied (default 900). */
   readonly approvalTimeoutSec?: number;
+  /** The OS user at the terminal, recorded for answers given in the TUI (default: this process's). */
+  readonly user?: string;
   /** Receives every session event as it is logged (exec's progress output). */
   readonly onEvent?: (event: SessionEvent) => void;
   /** For `exec`: `-c key=value` overrides and a model for the root's app-server. */
@@ -130,6 +132,14 @@ function participantProcess(sessionDir: string, info: ParticipantInfo): SessionP
   if (info.ended !== undefined) out.ended = info.ended;
   if (info.error !== undefined) out.error = info.error;
   return out;
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** Serialises record writes so the newest state always lands last. */
@@ -254,6 +264,10 @@ export async function launchSession(
       onNotification: (participant, role, n) => {
         supervision.notification(participant, role, n);
       },
+      // an interactive root's mmo_mesh puts participants' requests to the person at the TUI
+      ...(plan.record.mode === 'run'
+        ? { rootApprovals: { queue: supervision.queue, user: context.user ?? osUser() } }
+        : {}),
       gateway,
       readDeny: context.readDeny,
       markProcesses: true,

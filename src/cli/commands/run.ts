@@ -14,8 +14,10 @@ only the variables its servers reference. A missing variable of a required grant
 before Codex runs. Arguments after -- go to Codex. Codex's exit code is passed through.
 
 The root's own approvals are asked in its TUI. Participants' approval requests wait in the
-session's approval queue: answer them from another terminal with 'codex-mmo session approvals',
-'session approve ID REQUEST' or 'session deny ID REQUEST'; 'session logs ID --follow' watches.
+session's approval queue and are put to you in the TUI too (Allow / Deny; Cancel leaves them
+waiting); or answer them from another terminal with 'codex-mmo session approvals',
+'session approve ID REQUEST' or 'session deny ID REQUEST'. The first answer wins.
+'session logs ID --follow' watches.
 
 Options:
   --cwd DIR                 working directory of Codex (default: the current directory)
