@@ -743,3 +743,14 @@ export {
   type ModelAccess,
   type ModelSideInput,
 } from './profile/doctor-model.js';
+export {
+  codeFingerprint,
+  fragmentCacheFile,
+  fragmentCacheKey,
+  readCachedFragment,
+  writeCachedFragment,
+  type FragmentCache,
+} from './registry/fragment-cache.js';
+export { loadRegistryCached } from './registry/load-registry-cached.js';
+export { mergeFragmentResults } from './registry/merge-fragments.js';
+export { isOfferedNamespace, offeredToolName } from './codex/codex-versions.js';

@@ -28,7 +28,9 @@ function request(namespaces: Record<string, string[]>): ModelRequest {
     userTexts: [],
     toolOutputs: [],
     threadId: undefined,
-  } as ModelRequest;
+    parentThreadId: undefined,
+    agentName: undefined,
+  };
 }
 
 const call = (tool: string, r: ModelRequest): unknown => itemsOfStep({ tool, arguments: {} }, r)[0];
