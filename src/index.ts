@@ -748,3 +748,14 @@ export {
   resolveMaxParticipants,
   type MaxParticipants,
 } from './mesh/participant-cap.js';
+export {
+  codeFingerprint,
+  fragmentCacheFile,
+  fragmentCacheKey,
+  readCachedFragment,
+  writeCachedFragment,
+  type FragmentCache,
+} from './registry/fragment-cache.js';
+export { loadRegistryCached } from './registry/load-registry-cached.js';
+export { mergeFragmentResults } from './registry/merge-fragments.js';
+export { isOfferedNamespace, offeredToolName } from './codex/codex-versions.js';

@@ -336,3 +336,29 @@ export function offeredNameCollisions(
   }
   return [...byName.values()].filter((group) => group.length > 1).map((group) => group.sort());
 }
+
+/**
+ * The name under which Codex offers an MCP server's tool `tool` inside the server's namespace:
+ * every character outside `[A-Za-z0-9_]` replaced by `_` (`take-note` is offered as
+ * `take_note`). Every version in the table maps tool names this way.
+ */
+export function offeredToolName(tool: string): string {
+  return tool.replace(/[^A-Za-z0-9_]/g, '_');
+}
+
+/**
+ * Whether `namespace` (a `mcp__…` tool namespace of a Responses request) is where this Codex
+ * offers server `id`: `mcp__<name>` (0.171 appends `__`), or, when another server of the config
+ * maps to the same name, `mcp__<name>_<12 hex digits>`. `hashed` says which forms to accept.
+ */
+export function isOfferedNamespace(
+  facts: CodexVersionFacts,
+  namespace: string,
+  id: string,
+  hashed: boolean,
+): boolean {
+  const name = offeredServerName(facts, id);
+  if (name === undefined || !namespace.startsWith(`mcp__${name}`)) return false;
+  const rest = namespace.slice(`mcp__${name}`.length).replace(/__$/, '');
+  return hashed ? /^_[0-9a-f]{12}$/.test(rest) : rest === '';
+}

@@ -7,6 +7,12 @@
  */
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { didYouMean } from '../diagnostics/did-you-mean.js';
+import {
+  NEWEST_CODEX,
+  isOfferedNamespace,
+  offeredServerName,
+  offeredToolName,
+} from '../codex/codex-versions.js';
 import type { ModelRequest, ScriptHandler, ScriptedItem } from '../codex/scripted-model.js';
 
 /** One step. `{{last_output}}` in a reply is replaced by the latest tool result. */
@@ -211,14 +217,29 @@ export function stepsTaken(request: ModelRequest): number {
   return request.toolOutputs.length + replies;
 }
 
-/** The namespace Codex gave server `server`'s tools in this request (`mcp__S` or `mcp__S__`). */
-function mcpNamespace(request: ModelRequest, server: string): string {
+/**
+ * The namespace Codex gave server `server`'s tools in this request. Codex offers a server under
+ * its model-safe name (`my-notes` as `mcp__my_notes`, 0.171 with a trailing `__`); when two
+ * servers map to one name it renames both `mcp__<name>_<12 hex>`, and the one that offers `tool`
+ * is taken when exactly one does. Without a match, the predictable name (Codex answers that the
+ * tool is unknown).
+ */
+function mcpNamespace(request: ModelRequest, server: string, tool: string): string {
   const tools = Array.isArray(request.body.tools) ? request.body.tools : [];
-  for (const tool of tools) {
-    if (!isRecord(tool) || tool.type !== 'namespace' || typeof tool.name !== 'string') continue;
-    if (tool.name === `mcp__${server}` || tool.name === `mcp__${server}__`) return tool.name;
-  }
-  return `mcp__${server}`;
+  const namespaces = tools.filter(
+    (t): t is Record<string, unknown> & { name: string } =>
+      isRecord(t) && t.type === 'namespace' && typeof t.name === 'string',
+  );
+  const exact = namespaces.find((t) => isOfferedNamespace(NEWEST_CODEX, t.name, server, false));
+  if (exact !== undefined) return exact.name;
+  const hashed = namespaces.filter(
+    (t) =>
+      isOfferedNamespace(NEWEST_CODEX, t.name, server, true) &&
+      Array.isArray(t.tools) &&
+      t.tools.some((inner) => isRecord(inner) && inner.name === tool),
+  );
+  const only = hashed.length === 1 ? hashed[0] : undefined;
+  return only?.name ?? `mcp__${offeredServerName(NEWEST_CODEX, server) ?? server}`;
 }
 
 function offeredSummary(request: ModelRequest): string {
@@ -245,11 +266,12 @@ export function itemsOfStep(step: ScriptStep, request: ModelRequest): ScriptedIt
   if ('tool' in step) {
     const dot = step.tool.indexOf('.');
     const server = step.tool.slice(0, dot);
+    const tool = offeredToolName(step.tool.slice(dot + 1));
     return [
       {
         type: 'function_call',
-        namespace: mcpNamespace(request, server),
-        name: step.tool.slice(dot + 1),
+        namespace: mcpNamespace(request, server, tool),
+        name: tool,
         arguments: step.arguments,
       },
     ];
@@ -266,9 +288,16 @@ export function itemsOfStep(step: ScriptStep, request: ModelRequest): ScriptedIt
 
 /** The section an agent follows: the first whose server it is offered, or one without a condition. */
 export function sectionFor(script: ModelScript, request: ModelRequest): ScriptSection | undefined {
-  return script.sections.find(
-    (s) => s.whenOffered === undefined || Object.hasOwn(request.offeredTools.mcp, s.whenOffered),
-  );
+  const offered = Object.keys(request.offeredTools.mcp).map((name) => `mcp__${name}`);
+  return script.sections.find((s) => {
+    const server = s.whenOffered;
+    if (server === undefined || Object.hasOwn(request.offeredTools.mcp, server)) return true;
+    return offered.some(
+      (ns) =>
+        isOfferedNamespace(NEWEST_CODEX, ns, server, false) ||
+        isOfferedNamespace(NEWEST_CODEX, ns, server, true),
+    );
+  });
 }
 
 /** A script handler that plays `script`; after the last step it ends the turn with a reply. */

@@ -43,6 +43,11 @@ export class KeyPositions {
    */
   constructor(private readonly root: PositionNode = {}) {}
 
+  /** The trie itself, for storing the positions (`new KeyPositions(trie)` restores them). */
+  trie(): PositionNode {
+    return this.root;
+  }
+
   set(path: KeyPath, position: Position): void {
     let node = this.root;
     for (const segment of path) node = descend(node, segment);

@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 
 import { hasErrors } from '../../diagnostics/diagnostic.js';
-import { loadRegistry } from '../../registry/load-registry.js';
+import { loadRegistryCached } from '../../registry/load-registry-cached.js';
 import type { RegistryEntry } from '../../registry/types.js';
 import {
   formatTable,
@@ -16,6 +16,7 @@ import {
   skipOptimisingCompilers,
 } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+import { registryCache } from '../registry-cache.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp list [--json]
 
@@ -62,7 +63,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
   if (cmd.help) return printHelp(io, USAGE);
   skipOptimisingCompilers();
-  const registry = await loadRegistry(cmd.dirs.configDir);
+  const registry = await loadRegistryCached(cmd.dirs.configDir, registryCache(cmd.dirs));
   const entries = [...registry.servers.values()];
   const failed = hasErrors(registry.diagnostics);
   if (cmd.json) {

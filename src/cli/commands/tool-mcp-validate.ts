@@ -8,7 +8,7 @@ import { basename } from 'node:path';
 import { summarize } from '../../diagnostics/diagnostic.js';
 import { configFiles } from '../../paths/directories.js';
 import { loadCredentials } from '../../registry/credentials.js';
-import { loadRegistry } from '../../registry/load-registry.js';
+import { loadRegistryCached } from '../../registry/load-registry-cached.js';
 import { validateRegistry } from '../../registry/validate-registry.js';
 import {
   formatTable,
@@ -19,6 +19,7 @@ import {
   skipOptimisingCompilers,
 } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
+import { registryCache } from '../registry-cache.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp validate [ID] [--json]
 
@@ -34,7 +35,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   skipOptimisingCompilers();
   const onlyId = cmd.positionals[0];
   const [registry, credentials] = await Promise.all([
-    loadRegistry(cmd.dirs.configDir),
+    loadRegistryCached(cmd.dirs.configDir, registryCache(cmd.dirs)),
     loadCredentials(configFiles(cmd.dirs.configDir).credentials, io.env),
   ]);
   const result = await validateRegistry(registry, credentials, io, onlyId);
