@@ -665,6 +665,11 @@ export {
 } from './model-wire/role-grants.js';
 export { developerTexts, wireIdentity, type WireIdentity } from './model-wire/wire-request.js';
 export { wireEnforcement } from './model-wire/enforcement.js';
+export { dropRoleBlocks, narrowAgentTypes } from './model-wire/agent-types.js';
+export { describeMeshFor } from './model-wire/mesh-offer.js';
+export { meshToolDescriptions } from './mesh/mesh-server.js';
+export type { MeshCallContext } from './mesh/mesh-protocol.js';
+export { nativeDepth } from './compile/native-depth.js';
 export type { NativeEnforcement } from './profile/native-isolation.js';
 export { baseKeyDiagnostics, unacceptedKeys, withAcceptedKeys } from './codex/version-keys.js';
 export {
