@@ -5,7 +5,6 @@
  */
 import { describe, expect, it } from 'vitest';
 
-
 import { planToJson } from '../../src/profile/plan-json.js';
 import {
   lifecycleWaitSec,
