@@ -743,3 +743,18 @@ export {
   type ModelAccess,
   type ModelSideInput,
 } from './profile/doctor-model.js';
+
+// participants' approvals put to the person at an interactive run's TUI
+export {
+  answerFromTui,
+  watchFeed,
+  type FeedListener,
+  type RootApprovalFeed,
+} from './approvals/root-approval-feed.js';
+export {
+  decisionOf,
+  elicitationMessage,
+  promptApprovals,
+  type ApprovalChannel,
+  type ElicitingServer,
+} from './approvals/tui-approvals.js';
