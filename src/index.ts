@@ -764,3 +764,18 @@ export {
 export { loadRegistryCached } from './registry/load-registry-cached.js';
 export { mergeFragmentResults } from './registry/merge-fragments.js';
 export { isOfferedNamespace, offeredToolName } from './codex/codex-versions.js';
+
+// participants' approvals put to the person at an interactive run's TUI
+export {
+  answerFromTui,
+  watchFeed,
+  type FeedListener,
+  type RootApprovalFeed,
+} from './approvals/root-approval-feed.js';
+export {
+  decisionOf,
+  elicitationMessage,
+  promptApprovals,
+  type ApprovalChannel,
+  type ElicitingServer,
+} from './approvals/tui-approvals.js';
