@@ -161,6 +161,8 @@ try {
     ...variables,
     PATH: [join(root, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter),
     CODEX_HOME: codexHome,
+    // an isolated state dir: the warm-up rounds fill codex-mmo's fragment cache there
+    CODEX_MMO_STATE_DIR: join(base, 'state'),
   };
   const runList = () =>
     timed(process.execPath, [cli, 'tool-mcp', 'list', '--json', '--config-dir', configDir], env);

@@ -2,12 +2,20 @@
  * A per-fragment cache of validation results (IO shell), so that `tool-mcp list` and `validate`
  * skip parsing and validating fragments that have not changed. An entry is keyed by a SHA-256 of
  * a salt (the codex-mmo version and a fingerprint of its code), the fragment's path and its
- * bytes. Only results without errors are stored (a literal credential is always an error), and a
+ * bytes; a new entry of a fragment path replaces the older ones. Only results without errors are stored (a literal credential is always an error), and a
  * missing, unreadable, corrupt or mismatched entry is simply recomputed: the cache never changes
  * a result. Readiness (environment, PATH, credentials) is never cached.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,9 +42,14 @@ export function fragmentCacheKey(cache: FragmentCache, source: FragmentSource): 
     .digest('hex');
 }
 
-/** The file of a fragment's entry. */
+/** Entries of one fragment path share this file-name prefix, so a newer entry replaces older ones. */
+function pathPrefix(file: string): string {
+  return createHash('sha256').update(file).digest('hex').slice(0, 16);
+}
+
+/** The file of a fragment's entry: `<path prefix>-<key>.json`. */
 export function fragmentCacheFile(cache: FragmentCache, source: FragmentSource): string {
-  return join(cache.dir, `${fragmentCacheKey(cache, source)}.json`);
+  return join(cache.dir, `${pathPrefix(source.file)}-${fragmentCacheKey(cache, source)}.json`);
 }
 
 /** The cached result of a fragment, or undefined when there is none usable. Never throws. */
@@ -46,7 +59,7 @@ export function readCachedFragment(
 ): FragmentResult | undefined {
   try {
     const key = fragmentCacheKey(cache, source);
-    const entry: unknown = JSON.parse(readFileSync(join(cache.dir, `${key}.json`), 'utf8'));
+    const entry: unknown = JSON.parse(readFileSync(fragmentCacheFile(cache, source), 'utf8'));
     return resultOfEntry(entry, key, source.file);
   } catch {
     return undefined;
@@ -80,10 +93,17 @@ export function writeCachedFragment(
       exactJson,
     );
     mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
-    const file = join(cache.dir, `${key}.json`);
+    const file = fragmentCacheFile(cache, source);
     const temporary = `${file}.${String(process.pid)}.tmp`;
     writeFileSync(temporary, text, { mode: 0o600 });
     renameSync(temporary, file);
+    // older entries of this fragment path (other bytes, another build) are not needed any more
+    const prefix = `${pathPrefix(source.file)}-`;
+    for (const name of readdirSync(cache.dir)) {
+      if (name.startsWith(prefix) && name.endsWith('.json') && join(cache.dir, name) !== file) {
+        unlinkSync(join(cache.dir, name));
+      }
+    }
   } catch {
     // an entry that cannot be written is recomputed next time
   }

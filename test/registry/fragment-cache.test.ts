@@ -124,7 +124,7 @@ describe('hits and misses', () => {
     const cold = await loadRegistryCached(configDir, cache);
     expect(cold.servers.get('notes')?.definition).toMatchObject({ command: 'notes-server' });
     const [entry] = entries(cache);
-    expect(entry).toMatch(/^[0-9a-f]{64}\.json$/);
+    expect(entry).toMatch(/^[0-9a-f]{16}-[0-9a-f]{64}\.json$/);
     // an entry is what a warm load returns: edit it and the edit shows
     const file = join(cache.dir, entry ?? '');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"notes-server"', '"from-cache"'));
@@ -144,9 +144,12 @@ describe('hits and misses', () => {
     );
     const changed = await loadRegistryCached(configDir, cache);
     expect(changed.servers.get('notes')?.definition).toMatchObject({ command: 'other-server' });
-    expect(entries(cache)).toHaveLength(2);
+    // the new entry replaced the old one of the same fragment
+    expect(entries(cache)).toHaveLength(1);
+    const [afterEdit] = entries(cache);
     await loadRegistryCached(configDir, { ...cache, salt: 'test 2' });
-    expect(entries(cache)).toHaveLength(3);
+    expect(entries(cache)).toHaveLength(1);
+    expect(entries(cache)).not.toEqual([afterEdit]);
   });
 
   it('recomputes a corrupt, truncated, foreign or malformed entry, giving the same result', async () => {

@@ -35,7 +35,8 @@ Without --script the model answers every turn with the tools it was offered. A s
     {"reply": "done; the last tool said: {{last_output}}"}
   ]}
 
-Each conversation takes the next step per model turn: "tool" calls a Tool MCP tool (SERVER.TOOL),
+Each conversation takes the next step per model turn: "tool" calls a Tool MCP tool (SERVER.TOOL:
+the registry ID and the server's tool name, sent under the names Codex offers, "-" as "_"),
 "shell" runs a command through Codex's shell tool (sandbox and approvals apply), "function" calls
 any other function Codex offers ({"function": "spawn_agent", "arguments": {...}}), "reply" ends
 the turn with a message ({{last_output}}: the latest tool result; {{offered_tools}}: the tools
