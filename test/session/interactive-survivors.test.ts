@@ -157,7 +157,7 @@ async function startSession(): Promise<Running> {
       model.requests.filter((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER'))).length >
         workersBefore && /LEAD-WAITING/.test(text)
     );
-  }, 200_000).catch((error: unknown) => {
+  }, 300_000).catch((error: unknown) => {
     throw new Error(`${String(error)}; the screen:\n${tui.text().slice(-3000)}`);
   });
   const id = (await sessionIds()).find((s) => !before.includes(s)) ?? '';
@@ -198,7 +198,11 @@ async function killEverything(): Promise<void> {
 async function expectNothingLeft(session: Running): Promise<number | null> {
   const exited = await Promise.race([
     session.tui.exited,
-    new Promise<'still running'>((r) => setTimeout(() => r('still running'), 20_000)),
+    new Promise<'still running'>((r) => {
+      setTimeout(() => {
+        r('still running');
+      }, 20_000);
+    }),
   ]);
   expect(exited, session.tui.text().slice(-2000)).not.toBe('still running');
   let left: ProcessInfo[] = [];
@@ -239,10 +243,14 @@ beforeAll(async () => {
   });
 });
 
-afterEach(killEverything);
+afterEach(async () => {
+  await killEverything();
+  // a worker's model request waits for ever: answer those of the ended session
+  for (const release of releases.splice(0)) release();
+});
 
 afterAll(async () => {
-  for (const release of releases) release();
+  for (const release of releases.splice(0)) release();
   await model.close();
 });
 
@@ -275,7 +283,7 @@ describe('an interactive session leaves nothing behind', () => {
     const record = await readRecord(session.dir);
     expect(record.status).toBe('ended');
     expect(record.exit_code).toBe(0);
-  }, 300_000);
+  }, 420_000);
 
   it('ends everything on `session stop` from another process, recorded as stopped', async () => {
     const session = await startSession();
@@ -286,7 +294,7 @@ describe('an interactive session leaves nothing behind', () => {
     const record = await readRecord(session.dir);
     expect(record.status).toBe('stopped');
     expect(record.exit_code).toBe(code);
-  }, 300_000);
+  }, 420_000);
 
   for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
     it(`ends everything on ${signal} to the supervisor, recorded as stopped`, async () => {
@@ -297,7 +305,7 @@ describe('an interactive session leaves nothing behind', () => {
       const record = await readRecord(session.dir);
       expect(record.status).toBe('stopped');
       expect(record.exit_code).toBe(code);
-    }, 300_000);
+    }, 420_000);
   }
 
   it('ends everything after kill -9 of the supervisor; the session no longer shows as running', async () => {
@@ -307,5 +315,5 @@ describe('an interactive session leaves nothing behind', () => {
     expect(code).not.toBe(0);
     // the supervisor could not record the end: the session shows as failed, never as running
     expect(await listedStatus(session.id)).toBe('failed');
-  }, 300_000);
+  }, 420_000);
 });
