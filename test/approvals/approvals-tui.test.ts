@@ -34,7 +34,6 @@ import {
 } from '../session/world.js';
 
 const GUARD_CANARY = 'guard-token-canary-5c5c5c';
-const DOWN = '\x1b[B';
 
 function isRole(request: ModelRequest, marker: string): boolean {
   return request.developerTexts.some((t) => t.includes(marker));
@@ -306,9 +305,7 @@ describe('participants approvals in the TUI of an interactive run', () => {
     expect(compact(run.tui)).toContain('Arguments:{"text":"t-deny***"}');
     expect(run.tui.text()).not.toContain(GUARD_CANARY);
 
-    run.tui.type(DOWN);
-    await new Promise((r) => setTimeout(r, 300));
-    run.tui.type(KEYS.enter); // 2. Deny
+    run.tui.type('2'); // 2. Deny
     await waitForScreen(run, 'LEAD-SAW-t-deny');
     expect(await calls(run.world)).toEqual([]);
     expect(answers(await approvalRecords(run.world, run.id))).toEqual([
@@ -326,9 +323,7 @@ describe('participants approvals in the TUI of an interactive run', () => {
     expect(await calls(run.world)).toHaveLength(1);
 
     // the person answers the (withdrawn) prompt in the TUI afterwards: Deny changes nothing
-    run.tui.type(DOWN);
-    await new Promise((r) => setTimeout(r, 300));
-    run.tui.type(KEYS.enter);
+    run.tui.type('2'); // 2. Deny
     await new Promise((r) => setTimeout(r, 3000));
     expect(await calls(run.world)).toHaveLength(1);
     const again = await runInWorld(run.world, ['session', 'deny', run.id, 'a1']);
