@@ -12,12 +12,7 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../src/codex/scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
 import { isAlive } from '../../src/process/process-control.js';
 import {
   echoServer,
@@ -30,34 +25,13 @@ import {
   startInWorld,
   waitFor,
   type World,
+  HeldRequests,
+  spawnWorkerThenHold,
 } from './world.js';
 
 let model: ScriptedModel;
 let world: World;
-const releases: (() => void)[] = [];
-
-function hang(): Promise<ScriptedItem[]> {
-  return new Promise((resolve) =>
-    releases.push(() => {
-      resolve([{ type: 'message', text: 'late' }]);
-    }),
-  );
-}
-
-function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]> {
-  if (request.developerTexts.some((t) => t.includes('ROLE-WORKER'))) return hang();
-  if (request.userTexts.some((t) => t.includes('SPAWN')) && request.toolOutputs.length === 0) {
-    return [
-      {
-        type: 'function_call',
-        namespace: 'mcp__mmo_mesh',
-        name: 'spawn_participant',
-        arguments: { role: 'worker', task: 'HANG' },
-      },
-    ];
-  }
-  return hang();
-}
+const held = new HeldRequests();
 
 async function sessionIds(): Promise<string[]> {
   return (await readdir(join(world.stateDir, 'sessions')).catch(() => [])).sort();
@@ -65,7 +39,7 @@ async function sessionIds(): Promise<string[]> {
 
 beforeAll(async () => {
   requireBuild();
-  model = await startScriptedModel(script);
+  model = await startScriptedModel(spawnWorkerThenHold(held));
   world = await makeWorld({
     registry:
       echoServer('lead_srv', { tools: 'note', envVars: ['LEAD_CRED'] }) +
@@ -80,7 +54,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const release of releases) release();
+  held.releaseAll();
   await model.close();
 });
 

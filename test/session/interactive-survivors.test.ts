@@ -14,12 +14,7 @@ import { join } from 'node:path';
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../src/codex/scripted-model.js';
+import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
 import { SESSION_MARKER_ENV } from '../../src/process/session-marker.js';
 import { KEYS, startTui, type Tui } from '../helpers/tui.js';
 import {
@@ -32,36 +27,17 @@ import {
   running,
   waitFor,
   type World,
+  HeldRequests,
+  spawnWorkerThenHold,
 } from './world.js';
 
 const CANARY = 'tui-survivor-canary-5f3e';
 let model: ScriptedModel;
 let world: World;
-const releases: (() => void)[] = [];
-
-function hang(): Promise<ScriptedItem[]> {
-  return new Promise((resolve) =>
-    releases.push(() => {
-      resolve([{ type: 'message', text: 'late' }]);
-    }),
-  );
-}
+const held = new HeldRequests();
 
 /** The lead spawns a worker (which stays at work) and then waits for the user. */
-function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]> {
-  if (request.developerTexts.some((t) => t.includes('ROLE-WORKER'))) return hang();
-  if (request.userTexts.some((t) => t.includes('SPAWN')) && request.toolOutputs.length === 0) {
-    return [
-      {
-        type: 'function_call',
-        namespace: 'mcp__mmo_mesh',
-        name: 'spawn_participant',
-        arguments: { role: 'worker', task: 'HANG' },
-      },
-    ];
-  }
-  return [{ type: 'message', text: 'LEAD-WAITING' }];
-}
+const script = spawnWorkerThenHold(held, () => [{ type: 'message', text: 'LEAD-WAITING' }]);
 
 interface ProcessInfo {
   readonly pid: number;
@@ -246,11 +222,11 @@ beforeAll(async () => {
 afterEach(async () => {
   await killEverything();
   // a worker's model request waits for ever: answer those of the ended session
-  for (const release of releases.splice(0)) release();
+  held.releaseAll();
 });
 
 afterAll(async () => {
-  for (const release of releases.splice(0)) release();
+  held.releaseAll();
   await model.close();
 });
 

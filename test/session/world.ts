@@ -12,7 +12,11 @@ import { join, resolve } from 'node:path';
 
 import { stringify } from 'smol-toml';
 
-import { scriptedProviderConfig, type ScriptedItem } from '../../src/codex/scripted-model.js';
+import {
+  scriptedProviderConfig,
+  type ModelRequest,
+  type ScriptedItem,
+} from '../../src/codex/scripted-model.js';
 import { TEST_CODEX_BIN } from '../helpers/codex-bin.js';
 import { tmpDir } from '../helpers/tmp.js';
 
@@ -378,4 +382,48 @@ export function workspaceLeadProfile(name: string): string {
     '[agents.lead]\n',
     '[agents.lead]\npermissions = "workspace-write"\n',
   );
+}
+
+/** Model requests held open until released, so a role stays at work for as long as a test needs. */
+export class HeldRequests {
+  private readonly releases: (() => void)[] = [];
+
+  /** A reply that comes only when `releaseAll` is called. */
+  hold(): Promise<ScriptedItem[]> {
+    return new Promise((resolve) =>
+      this.releases.push(() => {
+        resolve([{ type: 'message', text: 'late' }]);
+      }),
+    );
+  }
+
+  /** Answers every held request. */
+  releaseAll(): void {
+    for (const release of this.releases.splice(0)) release();
+  }
+}
+
+/** The lead's `mmo_mesh` call starting a `worker` on the task `HANG`. */
+export const SPAWN_WORKER: ScriptedItem = {
+  type: 'function_call',
+  namespace: 'mcp__mmo_mesh',
+  name: 'spawn_participant',
+  arguments: { role: 'worker', task: 'HANG' },
+};
+
+/**
+ * A script for sessions that must stay busy: given a prompt containing `SPAWN`, the lead spawns a
+ * worker; the worker's requests and every later one of the lead are held, or answered by `after`.
+ */
+export function spawnWorkerThenHold(
+  held: HeldRequests,
+  after: () => ScriptedItem[] | Promise<ScriptedItem[]> = () => held.hold(),
+): (request: ModelRequest) => ScriptedItem[] | Promise<ScriptedItem[]> {
+  return (request) => {
+    if (request.developerTexts.some((t) => t.includes('ROLE-WORKER'))) return held.hold();
+    if (request.userTexts.some((t) => t.includes('SPAWN')) && request.toolOutputs.length === 0) {
+      return [SPAWN_WORKER];
+    }
+    return after();
+  };
 }
