@@ -4,14 +4,15 @@
  * `list` and `answer` requests from `codex-mmo session approvals|approve|deny` run by the same
  * user in any terminal. One JSON object per line each way. The client side is `askSupervisor`.
  */
-import { chmod, mkdir, unlink } from 'node:fs/promises';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { mkdir, unlink } from 'node:fs/promises';
+import { createConnection, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 
 import { describeError } from '../errors.js';
 import { LineDecoder, encodeLine } from '../mesh/mesh-protocol.js';
 import type { ApprovalQueue } from './approval-queue.js';
 import type { ApprovalAnswer, PendingApproval } from './approval-types.js';
+import { listenPrivateSocket } from '../process/private-socket.js';
 
 /** Longest Unix socket path used (the OS limit is 104–108 bytes). */
 const MAX_SOCKET_PATH = 100;
@@ -75,9 +76,8 @@ export class ApprovalSocket {
   /** Listens on `path` (a stale socket file there is replaced) for `queue`. */
   static async listen(queue: ApprovalQueue, path: string): Promise<ApprovalSocket> {
     await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
-    await unlink(path).catch(() => undefined);
     const sockets = new Set<Socket>();
-    const server = createServer((socket) => {
+    const server = await listenPrivateSocket(path, (socket) => {
       sockets.add(socket);
       const decoder = new LineDecoder((value) => {
         if (!socket.destroyed) socket.write(encodeLine(handle(queue, value)));
@@ -88,20 +88,6 @@ export class ApprovalSocket {
       socket.on('error', () => socket.destroy());
       socket.on('close', () => sockets.delete(socket));
     });
-    // permissions before anyone can connect: the socket is created under a 0077 umask
-    const previous = process.umask(0o077);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(path, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-    } finally {
-      process.umask(previous);
-    }
-    await chmod(path, 0o600).catch(() => undefined);
     return new ApprovalSocket(server, sockets, path);
   }
 

@@ -5,8 +5,8 @@
  * their relay goes away, when their process's routes are closed, and when the gateway closes.
  * Records calls in `calls.jsonl` and reports drifted tools once per process, server and tool.
  */
-import { chmod, unlink } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import { unlink } from 'node:fs/promises';
+import type { Server, Socket } from 'node:net';
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
@@ -21,6 +21,7 @@ import { relayLineage } from './relay-lineage.js';
 import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
 import type { DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from './upstream.js';
+import { listenPrivateSocket } from '../process/private-socket.js';
 
 export interface DriftReport {
   readonly process: string;
@@ -77,19 +78,9 @@ export class GatewayHub {
 
   static async start(options: GatewayHubOptions): Promise<GatewayHub> {
     const hub = new GatewayHub(options);
-    await unlink(options.socketPath).catch(() => undefined);
-    const server = createServer((socket) => {
+    hub.server = await listenPrivateSocket(options.socketPath, (socket) => {
       hub.accept(socket);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    await chmod(options.socketPath, 0o600).catch(() => undefined);
-    hub.server = server;
     return hub;
   }
 

@@ -8,8 +8,8 @@
  * A connection is identified by the mesh credential it presents (issued here for the session root
  * and for each participant), never by the role or participant id it claims.
  */
-import { unlink, chmod } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import { unlink } from 'node:fs/promises';
+import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 
 import {
@@ -57,6 +57,7 @@ import {
 } from './mesh-protocol.js';
 import type { Participant } from './participant.js';
 import { DEFAULT_MAX_PARTICIPANTS } from './participant-cap.js';
+import { listenPrivateSocket } from '../process/private-socket.js';
 
 export interface BrokerOptions {
   readonly sessionId: string;
@@ -167,19 +168,9 @@ export class SessionBroker {
   /** Starts listening on `options.socketPath` (a stale socket file there is replaced). */
   static async start(options: BrokerOptions): Promise<SessionBroker> {
     const broker = new SessionBroker(options);
-    await unlink(options.socketPath).catch(() => undefined);
-    const server = createServer((socket) => {
+    broker.server = await listenPrivateSocket(options.socketPath, (socket) => {
       broker.accept(socket);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(options.socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    await chmod(options.socketPath, 0o600).catch(() => undefined);
-    broker.server = server;
     return broker;
   }
 
