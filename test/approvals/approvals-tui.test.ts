@@ -20,7 +20,7 @@ import {
   type ScriptedItem,
   type ScriptedModel,
 } from '../../src/codex/scripted-model.js';
-import { KEYS, startTui, type Tui } from '../helpers/tui.js';
+import { folderTrustAnswerer, KEYS, startTui, type Tui } from '../helpers/tui.js';
 import {
   CLI,
   echoServer,
@@ -103,6 +103,8 @@ interface Run {
   readonly world: World;
   readonly tui: Tui;
   readonly id: string;
+  /** How many model requests there were before this run started. */
+  readonly requestsBefore: number;
 }
 
 const started: Run[] = [];
@@ -181,7 +183,7 @@ async function startRun(tag: string): Promise<Run> {
     ],
     { cwd: world.workDir, env: world.env, cols: 160, rows: 50 },
   );
-  const run = { world, tui, id: '' };
+  const run = { world, tui, id: '', requestsBefore: model.requests.length };
   started.push(run);
   const id = /codex-mmo: session (\S+)/;
   await waitFor(() => id.test(tui.text()) || tui.child.exitCode !== null, 60_000);
@@ -192,15 +194,15 @@ async function startRun(tag: string): Promise<Run> {
 
 /** Waits for the participant's request in the TUI, opening the folder when Codex asks first. */
 async function waitForPrompt(run: Run): Promise<void> {
-  let opened = false;
   const prompt = `codex-mmoapprovala1:participantworker-1(roleworker)askstocalltool'write'ofMCPserver'guarded'.`;
+  // 0.171 asks how to open an untrusted folder before the first turn
+  const answerTrust = folderTrustAnswerer(
+    run.tui,
+    () => model.requests.length > run.requestsBefore,
+  );
   await waitFor(() => {
+    answerTrust();
     const text = compact(run.tui);
-    if (!opened && text.includes('1.Openrestricted')) {
-      // 0.171 asks how to open an untrusted folder before the first turn
-      opened = true;
-      run.tui.type(KEYS.enter);
-    }
     if (run.tui.child.exitCode !== null) throw new Error(`the TUI ended:\n${run.tui.text()}`);
     return text.includes(prompt) && text.includes('1.Allow') && text.includes('2.Deny');
   }, 150_000).catch((error: unknown) => {
@@ -211,6 +213,25 @@ async function waitForPrompt(run: Run): Promise<void> {
 async function waitForScreen(run: Run, marker: string): Promise<void> {
   await waitFor(() => compact(run.tui).includes(marker), 120_000).catch((error: unknown) => {
     throw new Error(`no ${marker}: ${String(error)}; the screen:\n${run.tui.text().slice(-4000)}`);
+  });
+}
+
+/**
+ * Answers the TUI's prompt for a1 with `key`, typed again every few seconds until the answer is
+ * recorded: a key typed while the prompt is still being drawn can be lost, and the option's
+ * number chooses the same answer however often it is typed.
+ */
+async function answerInTui(run: Run, key: string): Promise<void> {
+  let typedAt = 0;
+  await waitFor(async () => {
+    if (answers(await approvalRecords(run.world, run.id)).length > 0) return true;
+    if (Date.now() - typedAt > 4000) {
+      typedAt = Date.now();
+      run.tui.type(key);
+    }
+    return false;
+  }, 60_000).catch((error: unknown) => {
+    throw new Error(`no answer: ${String(error)}; the screen:\n${run.tui.text().slice(-4000)}`);
   });
 }
 
@@ -249,7 +270,7 @@ describe('participants approvals in the TUI of an interactive run', () => {
       approvals: [{ id: 'a1', process: 'worker-1', role: 'worker', server: 'guarded' }],
     });
 
-    run.tui.type(KEYS.enter); // 1. Allow is selected
+    await answerInTui(run, '1'); // 1. Allow
     await waitForScreen(run, 'LEAD-SAW-t-approve');
     expect((await calls(run.world)).map((c) => c.arguments.text)).toEqual(['t-approve']);
     const recorded = answers(await approvalRecords(run.world, run.id));
@@ -305,7 +326,7 @@ describe('participants approvals in the TUI of an interactive run', () => {
     expect(compact(run.tui)).toContain('Arguments:{"text":"t-deny***"}');
     expect(run.tui.text()).not.toContain(GUARD_CANARY);
 
-    run.tui.type('2'); // 2. Deny
+    await answerInTui(run, '2'); // 2. Deny
     await waitForScreen(run, 'LEAD-SAW-t-deny');
     expect(await calls(run.world)).toEqual([]);
     expect(answers(await approvalRecords(run.world, run.id))).toEqual([

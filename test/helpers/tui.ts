@@ -80,3 +80,20 @@ export function startTui(command: string, args: readonly string[], options: TuiO
     exited,
   };
 }
+
+/**
+ * A step for a wait loop: answers Codex 0.171's question about opening an untrusted folder with
+ * Enter (its highlighted "Open restricted"), and again every `everyMs` while `started()` is false,
+ * since a key typed while the dialog is being drawn can be lost. Once the first turn has started
+ * (the dialog is gone) it never types again: a later Enter could answer another prompt.
+ */
+export function folderTrustAnswerer(tui: Tui, started: () => boolean, everyMs = 3000): () => void {
+  let pressedAt = 0;
+  return () => {
+    if (started()) return;
+    if (!tui.text().includes('Open restricted')) return;
+    if (Date.now() - pressedAt < everyMs) return;
+    pressedAt = Date.now();
+    tui.type(KEYS.enter);
+  };
+}

@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
 import { SESSION_MARKER_ENV } from '../../src/process/session-marker.js';
-import { KEYS, startTui, type Tui } from '../helpers/tui.js';
+import { folderTrustAnswerer, KEYS, startTui, type Tui } from '../helpers/tui.js';
 import {
   CLI,
   echoServer,
@@ -118,17 +118,11 @@ async function startSession(): Promise<Running> {
     { cwd: world.workDir, env: world.env },
   );
   // 0.171 asks whether to open the untrusted folder; Enter takes the highlighted "Open restricted"
-  // (pressed again should the dialog still be there, e.g. drawn before it took keys)
-  let answeredAt = -1;
-  let pressedAt = 0;
+  const requestsBefore = model.requests.length;
+  const answerTrust = folderTrustAnswerer(tui, () => model.requests.length > requestsBefore);
   await waitFor(() => {
+    answerTrust();
     const text = tui.text();
-    const dialog = text.lastIndexOf('Open restricted');
-    if (dialog > answeredAt && Date.now() - pressedAt > 1500) {
-      answeredAt = text.length;
-      pressedAt = Date.now();
-      tui.type(KEYS.enter);
-    }
     return (
       model.requests.filter((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER'))).length >
         workersBefore && /LEAD-WAITING/.test(text)
