@@ -756,7 +756,7 @@ export {
 export {
   codeFingerprint,
   fragmentCacheFile,
-  fragmentCacheKey,
+  fragmentCacheName,
   readCachedFragment,
   writeCachedFragment,
   type FragmentCache,

@@ -7,13 +7,12 @@
  */
 import { homedir } from 'node:os';
 
+import { fdWriter } from './fd-writer.js';
+
 // A closed pipe (`codex-mmo tool-mcp list | head`) ends output quietly instead of with a trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-}
+const closed = (): never => process.exit(process.exitCode ?? 0);
+const stdout = fdWriter(1, () => process.stdout, closed);
+const stderr = fdWriter(2, () => process.stderr, closed);
 
 const argv = process.argv.slice(2);
 const relayed =
@@ -26,7 +25,7 @@ const relayed =
         pid: process.pid,
         stdin: process.stdin,
         stdout: process.stdout,
-        stderr: (text) => process.stderr.write(text),
+        stderr,
       })
     : undefined;
 const code =
@@ -34,11 +33,14 @@ const code =
   (await (
     await import('./router.js')
   ).run(argv, {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    stdout,
+    stderr,
     env: process.env,
     cwd: process.cwd(),
     home: process.env.HOME ?? homedir(),
-    isTty: process.stdout.isTTY,
+    // a getter: node:tty and the stdout stream are loaded only for a command that asks
+    get isTty() {
+      return process.stdout.isTTY;
+    },
   }));
 process.exitCode = code;

@@ -100,12 +100,22 @@ const VALUE_PATTERNS: readonly RegExp[] = [
   /^\s*(?:bearer|basic|token|digest)\s+[A-Za-z0-9._~+/=:-]{6,}/i,
 ];
 
+const SHORT_WORD = /^[A-Za-z0-9_-]*$/;
+
 /**
  * Whether a literal value has the shape of a well-known credential (`sk-…`, `ghp_…`/`gho_…`/
  * `ghu_…`/`ghs_…`/`ghr_…`, `github_pat_…`, `xox[abprs]-…`, `AKIA…`/`ASIA…`, JWTs, `Bearer …`,
  * `Basic …`, `glpat-…`, `AIza…`, PEM private keys, …) anywhere in it.
  */
 export function isCredentialValue(value: string): boolean {
+  // the shortest shapes above (`xoxb-` and ten characters) are 15 characters long; a shorter word
+  // of letters, digits, `_` and `-` (an id, a tool name) matches none of them
+  if (value.length < 15 && SHORT_WORD.test(value)) return false;
+  return hasCredentialShape(value);
+}
+
+/** `isCredentialValue` without its short-word shortcut: every pattern is tried. */
+export function hasCredentialShape(value: string): boolean {
   for (const pattern of VALUE_PATTERNS) {
     if (pattern.test(value)) return true;
   }

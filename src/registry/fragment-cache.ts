@@ -1,12 +1,13 @@
 /**
  * A per-fragment cache of validation results (IO shell), so that `tool-mcp list` and `validate`
- * skip parsing and validating fragments that have not changed. An entry is keyed by a SHA-256 of
- * a salt (the codex-mmo version and a fingerprint of its code), the fragment's path and its
- * bytes; a new entry of a fragment path replaces the older ones. Only results without errors are stored (a literal credential is always an error), and a
- * missing, unreadable, corrupt or mismatched entry is simply recomputed: the cache never changes
- * a result. Readiness (environment, PATH, credentials) is never cached.
+ * skip parsing and validating fragments that have not changed. A fragment path has one entry,
+ * holding the salt (the codex-mmo version and a fingerprint of its code), the path and the
+ * fragment's text; it is used only when all three equal the current ones byte for byte. Only
+ * results without errors are stored (a literal credential is always an error), and a missing,
+ * unreadable, corrupt or mismatched entry is simply recomputed: the cache never changes a result.
+ * Readiness (environment, PATH, credentials) is never cached. Key positions are not stored: a
+ * cached fragment rescans its text for them only when a diagnostic needs one.
  */
-import { createHash } from 'node:crypto';
 import {
   mkdirSync,
   readFileSync,
@@ -19,11 +20,11 @@ import {
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { KeyPositions, type PositionNode } from '../toml/key-positions.js';
+import { KeyPositions, scanKeyPositionsOfBytes } from '../toml/key-positions.js';
 import type { FragmentSource } from './types.js';
 import type { FragmentResult } from './validate-fragment.js';
 
-/** Where entries live and what every key includes besides the fragment. */
+/** Where entries live and what every entry must match besides the fragment. */
 export interface FragmentCache {
   /** Directory of the entries (created on first write, mode 0700). */
   readonly dir: string;
@@ -32,24 +33,32 @@ export interface FragmentCache {
 }
 
 /** Format of an entry file; an entry of another format is ignored. */
-const FORMAT = 1;
+const FORMAT = 3;
 
-/** The cache key of a fragment: hex SHA-256 over the salt, the path and the bytes. */
-export function fragmentCacheKey(cache: FragmentCache, source: FragmentSource): string {
-  return createHash('sha256')
-    .update(`codex-mmo fragment cache ${String(FORMAT)}\0${cache.salt}\0${source.file}\0`)
-    .update(source.bytes)
-    .digest('hex');
+/** Names of entry files; anything else in the directory is left from an older format. */
+const ENTRY_NAME = /^[0-9a-f]{32}\.json$/;
+
+/**
+ * The name of a fragment path's entry: 128 bits of four FNV-1a hashes of the path. Only a name
+ * (the entry itself holds the path and is checked), so a collision is at worst a miss.
+ */
+export function fragmentCacheName(file: string): string {
+  const seeds = [0x811c9dc5, 0x050c5d1f, 0x2f9ec1e7, 0x6b43a9b5];
+  return `${seeds
+    .map((seed) => {
+      let hash = seed;
+      for (let i = 0; i < file.length; i++) {
+        hash ^= file.charCodeAt(i);
+        hash = Math.imul(hash, 0x01000193) >>> 0;
+      }
+      return hash.toString(16).padStart(8, '0');
+    })
+    .join('')}.json`;
 }
 
-/** Entries of one fragment path share this file-name prefix, so a newer entry replaces older ones. */
-function pathPrefix(file: string): string {
-  return createHash('sha256').update(file).digest('hex').slice(0, 16);
-}
-
-/** The file of a fragment's entry: `<path prefix>-<key>.json`. */
+/** The file of a fragment's entry. */
 export function fragmentCacheFile(cache: FragmentCache, source: FragmentSource): string {
-  return join(cache.dir, `${pathPrefix(source.file)}-${fragmentCacheKey(cache, source)}.json`);
+  return join(cache.dir, fragmentCacheName(source.file));
 }
 
 /** The cached result of a fragment, or undefined when there is none usable. Never throws. */
@@ -58,9 +67,8 @@ export function readCachedFragment(
   source: FragmentSource,
 ): FragmentResult | undefined {
   try {
-    const key = fragmentCacheKey(cache, source);
     const entry: unknown = JSON.parse(readFileSync(fragmentCacheFile(cache, source), 'utf8'));
-    return resultOfEntry(entry, key, source.file);
+    return resultOfEntry(entry, cache, source);
   } catch {
     return undefined;
   }
@@ -77,17 +85,20 @@ export function writeCachedFragment(
 ): void {
   if (!result.parsed || result.diagnostics.some((d) => d.severity === 'error')) return;
   try {
-    const key = fragmentCacheKey(cache, source);
-    const text = JSON.stringify(
+    const text = Buffer.from(source.bytes).toString('utf8');
+    // a fragment that parsed is UTF-8, so its text gives back its bytes; anything else is not stored
+    if (!Buffer.from(text, 'utf8').equals(source.bytes)) return;
+    const json = JSON.stringify(
       {
         format: FORMAT,
-        key,
+        salt: cache.salt,
+        file: source.file,
+        text,
         result: {
           file: result.file,
           parsed: result.parsed,
           servers: result.servers,
           diagnostics: result.diagnostics,
-          positions: result.positions?.trie(),
         },
       },
       exactJson,
@@ -95,14 +106,11 @@ export function writeCachedFragment(
     mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
     const file = fragmentCacheFile(cache, source);
     const temporary = `${file}.${String(process.pid)}.tmp`;
-    writeFileSync(temporary, text, { mode: 0o600 });
+    writeFileSync(temporary, json, { mode: 0o600 });
     renameSync(temporary, file);
-    // older entries of this fragment path (other bytes, another build) are not needed any more
-    const prefix = `${pathPrefix(source.file)}-`;
+    // entries of an older format are not needed any more
     for (const name of readdirSync(cache.dir)) {
-      if (name.startsWith(prefix) && name.endsWith('.json') && join(cache.dir, name) !== file) {
-        unlinkSync(join(cache.dir, name));
-      }
+      if (name.endsWith('.json') && !ENTRY_NAME.test(name)) unlinkSync(join(cache.dir, name));
     }
   } catch {
     // an entry that cannot be written is recomputed next time
@@ -123,22 +131,26 @@ function exactJson(_key: string, value: unknown): unknown {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** The result an entry holds, when it is well-formed and for this key and file. */
-function resultOfEntry(entry: unknown, key: string, file: string): FragmentResult | undefined {
-  if (!isObject(entry) || entry.format !== FORMAT || entry.key !== key) return undefined;
+/** The result an entry holds, when it is well-formed and for this salt, path and text. */
+function resultOfEntry(
+  entry: unknown,
+  cache: FragmentCache,
+  source: FragmentSource,
+): FragmentResult | undefined {
+  if (!isObject(entry) || entry.format !== FORMAT || entry.salt !== cache.salt) return undefined;
+  if (entry.file !== source.file || typeof entry.text !== 'string') return undefined;
+  if (!Buffer.from(entry.text, 'utf8').equals(source.bytes)) return undefined;
   const result = entry.result;
-  if (!isObject(result) || result.file !== file || result.parsed !== true) return undefined;
-  const { servers, diagnostics, positions } = result;
+  if (!isObject(result) || result.file !== source.file || result.parsed !== true) return undefined;
+  const { servers, diagnostics } = result;
   if (!Array.isArray(servers) || !servers.every(isServer)) return undefined;
   if (!Array.isArray(diagnostics) || !diagnostics.every(isDiagnostic)) return undefined;
-  const trie = positions === undefined ? undefined : reviveNode(positions);
-  if (positions !== undefined && trie === undefined) return undefined;
   return {
-    file,
+    file: source.file,
     parsed: true,
     servers: servers as FragmentResult['servers'],
     diagnostics: diagnostics as FragmentResult['diagnostics'],
-    ...(trie !== undefined ? { positions: new KeyPositions(trie) } : {}),
+    positions: KeyPositions.deferred(() => scanKeyPositionsOfBytes(source.bytes).trie()),
   };
 }
 
@@ -159,63 +171,35 @@ function isDiagnostic(value: unknown): boolean {
   );
 }
 
-/** A position trie as stored, rebuilt with prototype-less key dictionaries; undefined if malformed. */
-function reviveNode(value: unknown): PositionNode | undefined {
-  if (!isObject(value)) return undefined;
-  const node: PositionNode = {};
-  const { position, keys, items } = value;
-  if (position !== undefined) {
-    if (!isObject(position)) return undefined;
-    const { line, column } = position;
-    if (typeof line !== 'number' || typeof column !== 'number') return undefined;
-    node.position = { line, column };
-  }
-  if (keys !== undefined) {
-    if (!isObject(keys)) return undefined;
-    const own = Object.create(null) as Record<string, PositionNode>;
-    for (const [name, child] of Object.entries(keys)) {
-      const revived = reviveNode(child);
-      if (revived === undefined) return undefined;
-      own[name] = revived;
-    }
-    node.keys = own;
-  }
-  if (items !== undefined) {
-    if (!Array.isArray(items)) return undefined;
-    const list: PositionNode[] = [];
-    for (const [index, child] of items.entries()) {
-      // JSON writes the holes of a sparse array as null
-      if (child === null) continue;
-      const revived = reviveNode(child);
-      if (revived === undefined) return undefined;
-      list[index] = revived;
-    }
-    node.items = list;
-  }
-  return node;
-}
-
 /**
- * A fingerprint of the installed code that validates fragments: the size and modification time
- * of this module's file and of every file of the registry, toml and diagnostics modules beside it
- * (one file when bundled), and of the TOML parser. A rebuild or an upgrade changes it.
+ * A fingerprint of the installed code that validates fragments: the build's id
+ * (`dist/build-id.txt`, a hash of everything `npm run build` wrote) when there is one; otherwise
+ * (code run from its sources) the size and modification time of this module's file and of every
+ * file of the registry, toml and diagnostics modules beside it, and of the TOML parser. A rebuild
+ * or an upgrade changes it.
  */
 export function codeFingerprint(): string {
   const here = fileURLToPath(import.meta.url);
   const root = dirname(dirname(here));
+  try {
+    const id = readFileSync(join(root, 'build-id.txt'), 'utf8').trim();
+    if (/^[0-9a-f]{64}$/.test(id)) return `build ${id}`;
+  } catch {
+    // not a build: fingerprint the source files
+  }
   const files = [here];
   for (const folder of ['registry', 'toml', 'diagnostics']) {
     try {
       for (const name of readdirSync(join(root, folder)).sort())
         files.push(join(root, folder, name));
     } catch {
-      // not beside this module (a bundle)
+      // not beside this module
     }
   }
   try {
     files.push(fileURLToPath(import.meta.resolve('smol-toml')));
   } catch {
-    // bundled
+    // not resolvable from here
   }
   return files
     .map((file) => {

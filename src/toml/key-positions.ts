@@ -41,9 +41,31 @@ export class KeyPositions {
    * A trie over path segments: no string is built per key, and lookups walk the path once.
    * `scanKeyPositions` fills the trie directly, without building a path array per key.
    */
-  constructor(private readonly root: PositionNode = {}) {}
+  #root: PositionNode | undefined;
+  /** Builds the trie on first use, for positions that may never be asked for (see `deferred`). */
+  #build: (() => PositionNode) | undefined;
 
-  /** The trie itself, for storing the positions (`new KeyPositions(trie)` restores them). */
+  constructor(root: PositionNode = {}) {
+    this.#root = root;
+  }
+
+  /** Positions built by `build` when first needed (a cached fragment rescans its text then). */
+  static deferred(build: () => PositionNode): KeyPositions {
+    const positions = new KeyPositions();
+    positions.#root = undefined;
+    positions.#build = build;
+    return positions;
+  }
+
+  private get root(): PositionNode {
+    if (this.#root === undefined) {
+      this.#root = this.#build?.() ?? {};
+      this.#build = undefined;
+    }
+    return this.#root;
+  }
+
+  /** The trie itself (`new KeyPositions(trie)` gives the same positions). */
   trie(): PositionNode {
     return this.root;
   }
@@ -141,6 +163,17 @@ function runEnd(pattern: RegExp, text: string, at: number): number {
 
 type Frame =
   { kind: 'array'; node: PositionNode; index: number } | { kind: 'inline'; node: PositionNode };
+
+const lenientDecoder = new TextDecoder('utf-8', { ignoreBOM: false });
+
+/**
+ * The positions of a document `parseTomlBytes` accepted, from its bytes, decoded as it decodes
+ * them (a leading byte-order mark is not part of the text).
+ */
+export function scanKeyPositionsOfBytes(bytes: Uint8Array): KeyPositions {
+  const text = lenientDecoder.decode(bytes);
+  return scanKeyPositions(text.startsWith('\uFEFF') ? text.slice(1) : text);
+}
 
 /** Scans TOML source text and records the position of every key, header and array element. */
 export function scanKeyPositions(text: string): KeyPositions {

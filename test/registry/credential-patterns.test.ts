@@ -2,9 +2,11 @@
  * Which names and values count as credentials: every documented pattern matches, and ordinary
  * configuration names and values do not.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import {
+  hasCredentialShape,
   isCredentialName,
   isCredentialQueryName,
   isCredentialValue,
@@ -224,5 +226,47 @@ describe('secret shapes inside values', () => {
 
   it('decides a long value full of assignments', { timeout: 60_000 }, () => {
     expect(isCredentialValue('a=b;'.repeat(500_000))).toBe(false);
+  });
+});
+
+describe('the short-word shortcut of isCredentialValue', () => {
+  const WORD = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-';
+  const prefixes = [
+    'sk-',
+    'sk_live_',
+    'ghp_',
+    'xoxb-',
+    'xapp-',
+    'AKIA',
+    'eyJ',
+    'glpat-',
+    'AIza',
+    'hf_',
+    'npm_',
+    'ATATT',
+    'pypi-',
+    'lin_api_',
+    'dop_v1_',
+    'shpat_',
+  ];
+  it('skips only words no pattern can match: every pattern agrees on words under 15 characters', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('', ...prefixes),
+        fc.string({ unit: fc.constantFrom(...Array.from(WORD)), maxLength: 14 }),
+        (prefix, rest) => {
+          const word = `${prefix}${rest}`.slice(0, 14);
+          expect(hasCredentialShape(word)).toBe(false);
+          expect(isCredentialValue(word)).toBe(false);
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+  it('still finds the shortest token shapes at 15 characters', () => {
+    for (const token of ['xoxb-1234567890', 'xapp-1234567890']) {
+      expect(token).toHaveLength(15);
+      expect(isCredentialValue(token)).toBe(true);
+    }
   });
 });

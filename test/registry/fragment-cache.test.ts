@@ -124,7 +124,7 @@ describe('hits and misses', () => {
     const cold = await loadRegistryCached(configDir, cache);
     expect(cold.servers.get('notes')?.definition).toMatchObject({ command: 'notes-server' });
     const [entry] = entries(cache);
-    expect(entry).toMatch(/^[0-9a-f]{16}-[0-9a-f]{64}\.json$/);
+    expect(entry).toMatch(/^[0-9a-f]{32}\.json$/);
     // an entry is what a warm load returns: edit it and the edit shows
     const file = join(cache.dir, entry ?? '');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"notes-server"', '"from-cache"'));
@@ -146,10 +146,26 @@ describe('hits and misses', () => {
     expect(changed.servers.get('notes')?.definition).toMatchObject({ command: 'other-server' });
     // the new entry replaced the old one of the same fragment
     expect(entries(cache)).toHaveLength(1);
-    const [afterEdit] = entries(cache);
-    await loadRegistryCached(configDir, { ...cache, salt: 'test 2' });
+    // a new salt (another build) does not use the entry, and rewrites it
+    const file = join(cache.dir, entries(cache)[0] ?? '');
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"other-server"', '"from-cache"'));
+    const rebuilt = await loadRegistryCached(configDir, { ...cache, salt: 'test 2' });
+    expect(rebuilt.servers.get('notes')?.definition).toMatchObject({ command: 'other-server' });
     expect(entries(cache)).toHaveLength(1);
-    expect(entries(cache)).not.toEqual([afterEdit]);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ salt: 'test 2' });
+  });
+
+  it('removes entries of an older format when it writes, and keeps one entry per fragment', async () => {
+    const { configDir, cache } = world({
+      '10-a.toml': FRAGMENT,
+      '20-b.toml': FRAGMENT.replaceAll('notes', 'b'),
+    });
+    mkdirSync(cache.dir, { recursive: true });
+    const old = `${'a'.repeat(16)}-${'b'.repeat(64)}.json`;
+    writeFileSync(join(cache.dir, old), '{}');
+    await loadRegistryCached(configDir, cache);
+    expect(entries(cache)).not.toContain(old);
+    expect(entries(cache)).toHaveLength(2);
   });
 
   it('recomputes a corrupt, truncated, foreign or malformed entry, giving the same result', async () => {
@@ -161,13 +177,17 @@ describe('hits and misses', () => {
       bytes: Buffer.from(FRAGMENT),
     });
     const good = readFileSync(file, 'utf8');
-    const parsed = JSON.parse(good) as { key: string; result: Record<string, unknown> };
+    const parsed = JSON.parse(good) as { text: string; result: Record<string, unknown> };
     const bad = [
       'not json {',
       good.slice(0, good.length / 2),
       '',
       'null',
-      JSON.stringify({ ...parsed, key: '0'.repeat(64) }),
+      JSON.stringify({ ...parsed, salt: 'test 0' }),
+      JSON.stringify({ ...parsed, file: '/elsewhere.toml' }),
+      JSON.stringify({ ...parsed, text: parsed.text.replace('notes-server', 'other-server') }),
+      JSON.stringify({ ...parsed, text: `${parsed.text} ` }),
+      JSON.stringify({ ...parsed, text: 7 }),
       JSON.stringify({ ...parsed, format: 99 }),
       JSON.stringify({ ...parsed, result: { ...parsed.result, file: '/elsewhere.toml' } }),
       JSON.stringify({ ...parsed, result: { ...parsed.result, servers: 'x' } }),
@@ -176,7 +196,6 @@ describe('hits and misses', () => {
         ...parsed,
         result: { ...parsed.result, diagnostics: [{ severity: 'error', code: 'x', message: 'y' }] },
       }),
-      JSON.stringify({ ...parsed, result: { ...parsed.result, positions: { keys: 3 } } }),
     ];
     for (const text of bad) {
       writeFileSync(file, text);
@@ -198,14 +217,25 @@ describe('hits and misses', () => {
     );
   });
 
-  it('restores position dictionaries without a prototype', async () => {
+  it('answers position lookups from a warm entry as from the fragment, prototype names included', async () => {
     const { configDir, cache } = world({ '10-notes.toml': FRAGMENT });
-    await loadRegistryCached(configDir, cache);
-    const warm = await loadRegistryCached(configDir, cache);
-    const trie = warm.servers.get('notes')?.positions?.trie();
-    expect(trie?.keys).toBeDefined();
-    expect(Object.getPrototypeOf(trie?.keys)).toBeNull();
-    expect(Object.getPrototypeOf(trie?.keys?.tool_mcp_servers?.keys)).toBeNull();
+    const cold = (await loadRegistryCached(configDir, cache)).servers.get('notes')?.positions;
+    const warm = (await loadRegistryCached(configDir, cache)).servers.get('notes')?.positions;
+    expect(warm).toBeDefined();
+    const paths = [
+      ['tool_mcp_servers', 'notes', 'command'],
+      ['tool_mcp_servers', 'notes', 'constructor'],
+      ['tool_mcp_servers', '__proto__'],
+      ['toString'],
+      ['tool_mcp_servers', 'notes', 'enabled_tools', 0],
+      ['tool_mcp_servers', 'notes', 'enabled_tools', 99],
+    ];
+    for (const path of paths) {
+      expect(warm?.lookup(path), JSON.stringify(path)).toEqual(cold?.lookup(path));
+      expect(warm?.has(path), JSON.stringify(path)).toBe(cold?.has(path));
+    }
+    expect(warm?.lookup(['toString'])).toBeUndefined();
+    expect(warm?.has(['tool_mcp_servers', 'notes', 'constructor'])).toBe(false);
   });
 });
 

@@ -1,0 +1,45 @@
+/**
+ * Output of the `codex-mmo` executable: text written straight to file descriptor 1 or 2 with
+ * synchronous writes, so a short command never builds Node's stdout/stderr streams (a pipe's
+ * stream loads the whole networking stack). Falls back to the stream when the descriptor is
+ * non-blocking and full; a closed pipe (`codex-mmo … | head`) ends the program quietly.
+ */
+import { writeSync } from 'node:fs';
+
+/** A writer for `fd`; `stream` gives the same descriptor's Node stream, created only if needed. */
+export function fdWriter(
+  fd: 1 | 2,
+  stream: () => NodeJS.WriteStream,
+  onClosed: () => never,
+): (text: string) => void {
+  let streamed: NodeJS.WriteStream | undefined;
+  const viaStream = (rest: Uint8Array | string): void => {
+    if (streamed === undefined) {
+      streamed = stream();
+      streamed.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EPIPE') onClosed();
+        throw error;
+      });
+    }
+    streamed.write(rest);
+  };
+  return (text) => {
+    if (streamed !== undefined) {
+      viaStream(text);
+      return;
+    }
+    const bytes = Buffer.from(text, 'utf8');
+    let done = 0;
+    while (done < bytes.length) {
+      try {
+        done += writeSync(fd, bytes, done);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EPIPE') onClosed();
+        if (code !== 'EAGAIN') throw error;
+        viaStream(bytes.subarray(done));
+        return;
+      }
+    }
+  };
+}
