@@ -165,7 +165,7 @@ function demoScript(request) {
       const id = /researcher-\d+/.exec(last)?.[0] ?? 'researcher-1';
       return [call('mcp__mmo_mesh', 'wait_participant', { participant: id })];
     }
-    const report = /\[scripted researcher\][^"\\]*/.exec(last)?.[0] ?? last.slice(0, 300);
+    const report = /\[scripted researcher\][^"\\\n]*/.exec(last)?.[0] ?? last.slice(0, 300);
     return [say(`[scripted lead] spawned researcher-1 through mmo_mesh; it reported: ${report}`)];
   }
   if (mcp.research !== undefined) {
@@ -313,8 +313,8 @@ if (failed !== undefined) {
   process.exitCode = 1;
 } else {
   process.stdout.write(
-    '\ndemo finished: every session root and participant role received exactly its granted tools, as measured by real Codex ' +
-      '(native roles: see the warning above), and a real session spawned a participant through mmo_mesh. ' +
+    '\ndemo finished: every role, native roles included, received exactly its granted tools, as measured by real Codex, ' +
+      'and a real session spawned a participant through mmo_mesh. ' +
       'All model turns came from the built-in scripted model, offline.\n',
   );
 }

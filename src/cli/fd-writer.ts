@@ -2,7 +2,8 @@
  * Output of the `codex-mmo` executable: text written straight to file descriptor 1 or 2 with
  * synchronous writes, so a short command never builds Node's stdout/stderr streams (a pipe's
  * stream loads the whole networking stack). Falls back to the stream when the descriptor is
- * non-blocking and full; a closed pipe (`codex-mmo … | head`) ends the program quietly.
+ * non-blocking and full. After a closed pipe (`codex-mmo … | head`) nothing more is written and
+ * `onClosed` runs once; the executable then ends quietly, keeping a finished command's exit code.
  */
 import { writeSync } from 'node:fs';
 
@@ -10,20 +11,27 @@ import { writeSync } from 'node:fs';
 export function fdWriter(
   fd: 1 | 2,
   stream: () => NodeJS.WriteStream,
-  onClosed: () => never,
+  onClosed: () => void,
 ): (text: string) => void {
   let streamed: NodeJS.WriteStream | undefined;
+  let closed = false;
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    onClosed();
+  };
   const viaStream = (rest: Uint8Array | string): void => {
     if (streamed === undefined) {
       streamed = stream();
       streamed.on('error', (error: NodeJS.ErrnoException) => {
-        if (error.code === 'EPIPE') onClosed();
-        throw error;
+        if (error.code === 'EPIPE') close();
+        else throw error;
       });
     }
     streamed.write(rest);
   };
   return (text) => {
+    if (closed) return;
     if (streamed !== undefined) {
       viaStream(text);
       return;
@@ -35,7 +43,10 @@ export function fdWriter(
         done += writeSync(fd, bytes, done);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EPIPE') onClosed();
+        if (code === 'EPIPE') {
+          close();
+          return;
+        }
         if (code !== 'EAGAIN') throw error;
         viaStream(bytes.subarray(done));
         return;

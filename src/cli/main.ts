@@ -9,30 +9,43 @@ import { homedir } from 'node:os';
 
 import { fdWriter } from './fd-writer.js';
 
-// A closed pipe (`codex-mmo tool-mcp list | head`) ends output quietly instead of with a trace.
-const closed = (): never => process.exit(process.exitCode ?? 0);
+// A closed pipe (`codex-mmo tool-mcp list | head`) ends output quietly instead of with a trace:
+// once the turn that met it is over, with the exit code of a command that finished meanwhile
+// (a command that still runs, such as `session logs --follow`, ends with 0).
+const closed = (): void => {
+  setImmediate(() => process.exit(process.exitCode ?? 0));
+};
 const stdout = fdWriter(1, () => process.stdout, closed);
 const stderr = fdWriter(2, () => process.stderr, closed);
 
+/** The one line for a failure no command caught (output itself failing, `--help > /dev/full`). */
+function uncaught(error: unknown): number {
+  const message = error instanceof Error ? error.message : String(error);
+  try {
+    stderr(`codex-mmo: ${message}\n`);
+  } catch {
+    // stderr is gone too: the exit code is all that is left
+  }
+  return 1;
+}
+
 const argv = process.argv.slice(2);
-const relayed =
-  argv[0] === 'gateway' && argv[1] === 'connect'
-    ? await (
-        await import('../gateway/relay-argv.js')
-      ).runRelayFromArguments(argv.slice(2), {
-        cwd: process.cwd(),
-        env: process.env,
-        pid: process.pid,
-        stdin: process.stdin,
-        stdout: process.stdout,
-        stderr,
-      })
-    : undefined;
-const code =
-  relayed ??
-  (await (
-    await import('./router.js')
-  ).run(argv, {
+async function main(): Promise<number> {
+  const relayed =
+    argv[0] === 'gateway' && argv[1] === 'connect'
+      ? await (
+          await import('../gateway/relay-argv.js')
+        ).runRelayFromArguments(argv.slice(2), {
+          cwd: process.cwd(),
+          env: process.env,
+          pid: process.pid,
+          stdin: process.stdin,
+          stdout: process.stdout,
+          stderr,
+        })
+      : undefined;
+  if (relayed !== undefined) return relayed;
+  return (await import('./router.js')).run(argv, {
     stdout,
     stderr,
     env: process.env,
@@ -42,5 +55,6 @@ const code =
     get isTty() {
       return process.stdout.isTTY;
     },
-  }));
-process.exitCode = code;
+  });
+}
+process.exitCode = await main().catch(uncaught);

@@ -281,6 +281,13 @@ function printJsonFailure(io: CliIo, error: unknown): number {
       : error instanceof CodexMmoError
         ? { severity: 'error', code: error.code, message: error.message }
         : { severity: 'error', code: 'command-failed', message: describeError(error) };
-  io.stdout(`${JSON.stringify({ ok: false, diagnostics: [failure] })}\n`);
+  try {
+    io.stdout(`${JSON.stringify({ ok: false, diagnostics: [failure] })}\n`);
+  } catch (writeError) {
+    // stdout itself failed (a full disk, `> /dev/full`): say so once, on stderr
+    const why = describeError(writeError);
+    const what = failure.message === why ? '' : `${failure.message}; `;
+    io.stderr(`codex-mmo: ${what}cannot write output: ${why}\n`);
+  }
   return usage ? EXIT_USAGE : EXIT_FAILURE;
 }

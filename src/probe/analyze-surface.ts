@@ -167,7 +167,7 @@ export function analyzeSurface(
       diagnostic({
         severity: 'info',
         code: 'tool-offered-not-enabled',
-        message: `server '${server}' offers ${countOf(notEnabled.length, 'tool')} that enabled_tools leaves out, so no agent gets them: ${listNames(notEnabled)}`,
+        message: `server '${server}' offers ${countOf(notEnabled.length, 'tool')} that enabled_tools leaves out, so no agent gets ${notEnabled.length === 1 ? 'it' : 'them'}: ${listNames(notEnabled)}`,
         server,
         ...entryLocation(entry, ['enabled_tools']),
       }),

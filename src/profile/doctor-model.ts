@@ -143,8 +143,22 @@ export function modelAccessDiagnostics(access: ModelAccess, baseFile: string): D
   return out;
 }
 
-/** Shortened first line of Codex's complaint, quoted values hidden (they could be secrets). */
-function codexComplaint(stderr: string): string | undefined {
+/** Every string value of a TOML table, at any depth. */
+function stringValues(value: unknown, out = new Set<string>()): Set<string> {
+  if (typeof value === 'string') out.add(value);
+  else if (Array.isArray(value)) for (const item of value) stringValues(item, out);
+  else if (typeof value === 'object' && value !== null) {
+    for (const item of Object.values(value)) stringValues(item, out);
+  }
+  return out;
+}
+
+/**
+ * Shortened first line of Codex's complaint, quoted values hidden (they could be secrets): every
+ * "…" and '…', and a `…` that is a value written in the file (Codex quotes a bad value that way,
+ * next to the accepted ones, which stay readable).
+ */
+function codexComplaint(stderr: string, written: ReadonlySet<string>): string | undefined {
   const line = stderr
     .split('\n')
     .map((l) => l.trim())
@@ -154,6 +168,7 @@ function codexComplaint(stderr: string): string | undefined {
     .replace(/^Error:\s*/, '')
     .replace(/"[^"]*"/g, '"…"')
     .replace(/'[^']*'/g, "'…'")
+    .replace(/`([^`]*)`/g, (quoted, inner: string) => (written.has(inner) ? '`…`' : quoted))
     .slice(0, 300);
 }
 
@@ -221,7 +236,7 @@ export async function strictConfigDiagnostics(
       if (timedOut) break;
       const unknown = /unknown configuration field `([^`]+)`/.exec(stderr)?.[1];
       if (unknown === undefined) {
-        const complaint = codexComplaint(stderr);
+        const complaint = codexComplaint(stderr, stringValues(table));
         if (complaint !== undefined && !/bubblewrap/i.test(complaint)) {
           out.push(
             diagnostic({

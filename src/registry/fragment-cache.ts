@@ -3,7 +3,8 @@
  * skip parsing and validating fragments that have not changed. A fragment path has one entry,
  * holding the salt (the codex-mmo version and a fingerprint of its code), the path and the
  * fragment's text; it is used only when all three equal the current ones byte for byte. Only
- * results without errors are stored (a literal credential is always an error), and a missing,
+ * results without errors are stored (a literal credential is always an error), never a fragment
+ * with a credential-shaped string anywhere in its text (a comment), and a missing,
  * unreadable, corrupt or mismatched entry is simply recomputed: the cache never changes a result.
  * Readiness (environment, PATH, credentials) is never cached. Key positions are not stored: a
  * cached fragment rescans its text for them only when a diagnostic needs one.
@@ -17,10 +18,11 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { KeyPositions, scanKeyPositionsOfBytes } from '../toml/key-positions.js';
+import { isCredentialValue } from './credential-patterns.js';
 import type { FragmentSource } from './types.js';
 import type { FragmentResult } from './validate-fragment.js';
 
@@ -88,6 +90,9 @@ export function writeCachedFragment(
     const text = Buffer.from(source.bytes).toString('utf8');
     // a fragment that parsed is UTF-8, so its text gives back its bytes; anything else is not stored
     if (!Buffer.from(text, 'utf8').equals(source.bytes)) return;
+    // values with a credential's shape are errors, but a comment may hold one too: such a
+    // fragment is not stored, so the cache never copies a credential-shaped string
+    if (text.split('\n').some((line) => isCredentialValue(line))) return;
     const json = JSON.stringify(
       {
         format: FORMAT,
@@ -172,22 +177,27 @@ function isDiagnostic(value: unknown): boolean {
 }
 
 /**
- * A fingerprint of the installed code that validates fragments: the build's id
- * (`dist/build-id.txt`, a hash of everything `npm run build` wrote) when there is one; otherwise
- * (code run from its sources) the size and modification time of this module's file and of every
- * file of the registry, toml and diagnostics modules beside it, and of the TOML parser. A rebuild
- * or an upgrade changes it.
+ * A fingerprint of the installed code that validates fragments. In the bundled executable (this
+ * module in `dist/chunks/`, where the TOML parser is bundled too): the build's id
+ * (`dist/build-id.txt`, a hash of everything `npm run build` wrote) and this chunk's size,
+ * modification time and inode, which every build rewrites. Otherwise (the library as tsc wrote
+ * it, or the sources): the size and modification time of this module's file, of every file of the
+ * registry, toml and diagnostics modules beside it, and of the TOML parser. A rebuild, a
+ * TypeScript-only rebuild or an upgrade changes it.
  */
 export function codeFingerprint(): string {
   const here = fileURLToPath(import.meta.url);
   const root = dirname(dirname(here));
-  try {
-    const id = readFileSync(join(root, 'build-id.txt'), 'utf8').trim();
-    if (/^[0-9a-f]{64}$/.test(id)) return `build ${id}`;
-  } catch {
-    // not a build: fingerprint the source files
-  }
   const files = [here];
+  if (basename(dirname(here)) === 'chunks') {
+    let id = '-';
+    try {
+      id = readFileSync(join(root, 'build-id.txt'), 'utf8').trim();
+    } catch {
+      // a bundle without its id: the chunk's identity still changes with every build
+    }
+    return `build ${id}\n${statLine(here)}`;
+  }
   for (const folder of ['registry', 'toml', 'diagnostics']) {
     try {
       for (const name of readdirSync(join(root, folder)).sort())
@@ -201,14 +211,14 @@ export function codeFingerprint(): string {
   } catch {
     // not resolvable from here
   }
-  return files
-    .map((file) => {
-      try {
-        const stat = statSync(file);
-        return `${file}:${String(stat.size)}:${String(stat.mtimeMs)}`;
-      } catch {
-        return `${file}:-`;
-      }
-    })
-    .join('\n');
+  return files.map(statLine).join('\n');
+}
+
+function statLine(file: string): string {
+  try {
+    const stat = statSync(file);
+    return `${file}:${String(stat.size)}:${String(stat.mtimeMs)}:${String(stat.ino)}`;
+  } catch {
+    return `${file}:-`;
+  }
 }

@@ -225,7 +225,9 @@ export function describeScope(
   const codex = codexVersion !== undefined ? `Codex ${codexVersion}` : 'Codex';
   const lines = [
     `Measured: the MCP tools each role's model is offered in its first request, with real ${codex} against the built-in scripted model (offline, no API key), the rendered configuration and the environment a session gives each process.`,
-    `The session root '${plan.root}' ran as a Codex app-server with its mmo_mesh.`,
+    hasMesh(plan, plan.root)
+      ? `The session root '${plan.root}' ran as a Codex app-server with its mmo_mesh.`
+      : `The session root '${plan.root}' ran as a Codex app-server, without mmo_mesh (it has no spawn or control grant).`,
   ];
   for (const [role, by] of spawnedBy) {
     lines.push(

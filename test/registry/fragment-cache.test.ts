@@ -240,6 +240,20 @@ describe('hits and misses', () => {
 });
 
 describe('no credential values in the cache', () => {
+  it('stores no fragment with a credential-shaped string in a comment', async () => {
+    const token = 'ghp_CANARYabcdefghijklmnopqrstuvwxyz0123';
+    const { configDir, cache } = world({
+      '10-notes.toml': `# GITHUB_TOKEN=${token}\n${FRAGMENT}`,
+      '20-ok.toml': FRAGMENT.replaceAll('notes', 'other'),
+    });
+    const expected = snapshot(loadRegistrySync(configDir));
+    expect(snapshot(await loadRegistryCached(configDir, cache))).toBe(expected);
+    expect(snapshot(await loadRegistryCached(configDir, cache))).toBe(expected);
+    expect(entries(cache)).toHaveLength(1);
+    for (const entry of entries(cache)) {
+      expect(readFileSync(join(cache.dir, entry), 'utf8')).not.toContain('CANARY');
+    }
+  });
   it('stores no result with errors, so a literal credential never reaches it', async () => {
     const canary = 'sk-proj-CANARYabcdefghijklmnopqrstuvwxyz0123456789';
     const { configDir, cache } = world({

@@ -82,3 +82,33 @@ describe('profile doctor: model side', () => {
     expect(result.stdout + result.stderr).not.toContain(KEY_VALUE);
   });
 });
+
+describe('profile doctor: a value Codex rejects', () => {
+  const CANARY = 'hunter2-canary-value-4471';
+  it('reports codex-base-rejected without the value written in the file', async () => {
+    const rejecting = await makeWorld({
+      registry: echoServer('notes', { tools: 'note' }),
+      profile: profileToml('doc', 'lead', { lead: { grants: { notes: {} } } }),
+    });
+    await writeFile(
+      join(rejecting.configDir, 'codex-base.toml'),
+      `model_verbosity = "${CANARY}"\n`,
+    );
+    const result = await runInWorld(rejecting, [
+      'profile',
+      'doctor',
+      rejecting.packDir,
+      '--json',
+      '--codex-bin',
+      CODEX,
+    ]);
+    const out = JSON.parse(result.stdout) as DoctorJson;
+    const rejected = out.diagnostics.filter((d) => d.code === 'codex-base-rejected');
+    expect(rejected, result.stdout).toHaveLength(1);
+    // Codex names the bad value in backticks next to the accepted ones: those stay readable
+    expect(rejected[0]?.message).toContain('`…`');
+    expect(rejected[0]?.message).toMatch(/`(low|medium|high)`/);
+    expect(result.stdout + result.stderr).not.toContain(CANARY);
+    expect(result.code).toBe(1);
+  });
+});

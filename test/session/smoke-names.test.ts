@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import type { ResolvedPlan } from '../../src/profile/types.js';
+import { describeScope } from '../../src/session/smoke-report.js';
 import { modelToolName, toOperatorNames } from '../../src/session/smoke.js';
 
 describe('toOperatorNames', () => {
@@ -27,5 +28,24 @@ describe('toOperatorNames', () => {
       everything: ['get_env'],
       other: ['x'],
     });
+  });
+});
+
+describe('describeScope', () => {
+  const plan = (mesh: number | null): ResolvedPlan =>
+    ({
+      root: 'lead',
+      roles: { lead: { mesh_tool_timeout_sec: mesh } },
+      processes: [{ roles: ['lead'] }],
+    }) as unknown as ResolvedPlan;
+  it('says the root ran with mmo_mesh only when it has a spawn or control grant', () => {
+    expect(describeScope(plan(60), new Map(), [])).toContain(
+      "The session root 'lead' ran as a Codex app-server with its mmo_mesh.",
+    );
+    const without = describeScope(plan(null), new Map(), []);
+    expect(without.join('\n')).not.toContain('with its mmo_mesh');
+    expect(without).toContain(
+      "The session root 'lead' ran as a Codex app-server, without mmo_mesh (it has no spawn or control grant).",
+    );
   });
 });
