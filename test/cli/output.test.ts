@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
   constants,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -17,11 +18,16 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import { fdWriter } from '../../src/cli/fd-writer.js';
-import { CLI, requireBuild } from '../session/world.js';
+
+/** The built executable (this file runs no Codex, so it does not use the session test world). */
+const CLI = resolve(import.meta.dirname, '../../dist/cli/main.js');
+function requireBuild(): void {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing; run 'npm run build' first`);
+}
 
 const base = mkdtempSync(join(tmpdir(), 'codex-mmo-output-'));
 afterAll(() => {
