@@ -2,7 +2,8 @@
  * Writes a process's private, writable Codex home: the rendered `config.toml` and role files,
  * plus a copy of the base Codex home's `auth.json` when there is one. Nothing else of the base
  * home is copied — in particular never `.credentials.json`, which can hold OAuth credentials of
- * unrelated MCP servers. The copies are removed when their process ends.
+ * unrelated MCP servers. The copies are removed when their process ends; when the session ends,
+ * each home keeps only its rendered configuration and Codex's rollouts (`session logs`).
  */
 import { copyFile, chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -53,5 +54,34 @@ export async function removeAuthCopies(homesDir: string): Promise<void> {
   const entries = await readdir(homesDir, { withFileTypes: true }).catch(() => []);
   await Promise.all(
     entries.filter((e) => e.isDirectory()).map((e) => removeAuth(join(homesDir, e.name))),
+  );
+}
+
+/** What an ended session's process home keeps: the rendered files and Codex's rollouts. */
+export const KEPT_IN_ENDED_HOME: readonly string[] = ['config.toml', 'agents', 'sessions'];
+
+/**
+ * Clears every process home under `homesDir` (`<session>/homes`) of an ended session: removes the
+ * `auth.json` copy and everything Codex created besides its rollouts (state databases, unpacked
+ * skills, helper binaries, locks). Nothing of that is used after the session, and the deny-read
+ * globs that Codex expands for every later session walk whatever ended sessions leave behind
+ * (measured: each full ended home made a later session start about a second slower).
+ */
+export async function clearEndedHomes(homesDir: string): Promise<void> {
+  const homes = await readdir(homesDir, { withFileTypes: true }).catch(() => []);
+  await Promise.all(
+    homes
+      .filter((e) => e.isDirectory())
+      .map(async (home) => {
+        const dir = join(homesDir, home.name);
+        const entries = await readdir(dir).catch(() => []);
+        await Promise.all(
+          entries
+            .filter((name) => !KEPT_IN_ENDED_HOME.includes(name))
+            .map((name) =>
+              rm(join(dir, name), { recursive: true, force: true }).catch(() => undefined),
+            ),
+        );
+      }),
   );
 }

@@ -30,7 +30,7 @@ import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
-import { removeAuthCopies, writeProcessHome } from './codex-home.js';
+import { clearEndedHomes, removeAuthCopies, writeProcessHome } from './codex-home.js';
 import { absentMountPoints, removeMountPointLeftovers } from './sandbox-leftovers.js';
 import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
@@ -446,8 +446,9 @@ export async function launchSession(
     // and the sandbox's mount points in the working directories of the root and the participants
     await removeMountPointLeftovers([...mountPoints, ...broker.mountPoints()]);
     watchdog?.release();
-    // the copies of the operator's auth.json live only as long as the session
-    await Promise.all([logChain, removeAuthCopies(paths.homes)]);
+    // the copies of the operator's auth.json live only as long as the session, and so does the
+    // rest of Codex's state in the homes
+    await Promise.all([logChain, clearEndedHomes(paths.homes)]);
     // a Codex that cannot be started is codex-mmo's own failure: exit 1, not a shell's 127
     const codexExit = spawnError !== undefined ? 1 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well

@@ -8,7 +8,7 @@ import { unlink } from 'node:fs/promises';
 
 import { isAlive } from '../process/process-control.js';
 import { endMarkedProcesses, livenessFor } from '../process/session-marker.js';
-import { removeAuthCopies } from './codex-home.js';
+import { clearEndedHomes } from './codex-home.js';
 import { effectiveRecord, isActiveStatus, type SessionRecord } from './session-record.js';
 import {
   markStopRequested,
@@ -37,7 +37,7 @@ async function sleep(ms: number): Promise<void> {
 async function forceStop(dir: string): Promise<StopResult> {
   const latest = await readSessionRecord(dir);
   await endMarkedProcesses(latest.id, 1000);
-  await removeAuthCopies(sessionPaths(dir).homes);
+  await clearEndedHomes(sessionPaths(dir).homes);
   await unlink(latest.mesh_socket).catch(() => undefined);
   const ended = new Date().toISOString();
   const record: SessionRecord = {
@@ -60,7 +60,7 @@ export async function stopSession(dir: string, graceMs = 15_000): Promise<StopRe
     // a supervisor killed outright: make sure nothing of its session is left
     if (isActiveStatus(stored.status)) {
       await endMarkedProcesses(stored.id, 1000);
-      await removeAuthCopies(sessionPaths(dir).homes);
+      await clearEndedHomes(sessionPaths(dir).homes);
     }
     return { record: current, stopped: false, forced: false };
   }

@@ -50,7 +50,11 @@ while [ "$i" -lt "$grace" ] && kill -0 "$root" 2>/dev/null; do sleep 1; i=$((i +
 kill -s KILL "$root" 2>/dev/null
 for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
 sweep KILL
-[ -n "$homes" ] && rm -f "$homes"/*/auth.json
+if [ -n "$homes" ]; then
+  rm -f "$homes"/*/auth.json
+  # the rest of Codex's state in the homes: only the rendered files and the rollouts stay
+  find "$homes" -mindepth 2 -maxdepth 2 ! -name config.toml ! -name agents ! -name sessions -exec rm -rf {} + 2>/dev/null
+fi
 [ -n "$sock" ] && rm -f "$sock"
 shift 5
 # the sandbox's mount points, absent when the session started: only empty ones go

@@ -5,7 +5,7 @@
  * process's credential reaches the Codex process (seen through the model's own shell tool).
  * A missing variable of a required grant stops the launch before Codex runs.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -123,6 +123,10 @@ describe('exec: environment forwarding', () => {
     // the copy of auth.json is gone now that the session ended
     expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(false);
     expect(existsSync(join(dir, 'homes', 'lead', '.credentials.json'))).toBe(false);
+    // of Codex's own state only the rollouts stay (for `session logs`), beside the rendered files
+    const kept = readdirSync(join(dir, 'homes', 'lead'));
+    expect(kept).toContain('sessions');
+    expect(kept.filter((n) => !['config.toml', 'agents', 'sessions'].includes(n))).toEqual([]);
     const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
     expect(config).toContain('[mcp_servers.mmo_mesh]');
     expect(config).toContain(join(world.root, 'state'));
