@@ -6,7 +6,7 @@
  * to a stranger shows as not running and `session stop` never signals the stranger.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -80,6 +80,12 @@ describe('no survivors', () => {
     }
     expect(servers.length).toBe(2);
     expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(true);
+    // what of a home is not a rendered file or a rollout: Codex's own state while it runs
+    const extra = (home: string): string[] =>
+      readdirSync(join(dir, 'homes', home)).filter(
+        (n) => !['config.toml', 'agents', 'sessions'].includes(n),
+      );
+    expect(extra('lead').length).toBeGreaterThan(0);
 
     supervisor.kill('SIGKILL');
     await supervisor.done;
@@ -87,6 +93,8 @@ describe('no survivors', () => {
     for (const pid of servers) expect(await running(pid)).toBe(false);
     await waitFor(() => !existsSync(join(dir, 'homes', 'lead', 'auth.json')), 5_000);
     expect(existsSync(join(dir, 'homes', 'worker-1', 'auth.json'))).toBe(false);
+    // the watchdog clears the rest of Codex's state in the homes too
+    await waitFor(() => extra('lead').length === 0 && extra('worker-1').length === 0, 10_000);
     expect(existsSync(join(dir, 'mesh.sock'))).toBe(false);
     const listed = await runInWorld(world, ['session', 'list', '--json']);
     const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] })
