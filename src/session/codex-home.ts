@@ -49,14 +49,6 @@ export async function removeAuth(home: string): Promise<void> {
   await rm(join(home, AUTH_FILE), { force: true }).catch(() => undefined);
 }
 
-/** Removes the `auth.json` copy of every process home under `homesDir` (`<session>/homes`). */
-export async function removeAuthCopies(homesDir: string): Promise<void> {
-  const entries = await readdir(homesDir, { withFileTypes: true }).catch(() => []);
-  await Promise.all(
-    entries.filter((e) => e.isDirectory()).map((e) => removeAuth(join(homesDir, e.name))),
-  );
-}
-
 /** What an ended session's process home keeps: the rendered files and Codex's rollouts. */
 export const KEPT_IN_ENDED_HOME: readonly string[] = ['config.toml', 'agents', 'sessions'];
 

@@ -30,7 +30,7 @@ import type { Environment } from '../paths/directories.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
-import { clearEndedHomes, removeAuthCopies, writeProcessHome } from './codex-home.js';
+import { clearEndedHomes, writeProcessHome } from './codex-home.js';
 import { absentMountPoints, removeMountPointLeftovers } from './sandbox-leftovers.js';
 import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
@@ -318,7 +318,7 @@ export async function launchSession(
       await wire.close();
       await supervision.close();
       await gateway.close();
-      await removeAuthCopies(paths.homes);
+      await clearEndedHomes(paths.homes);
       throw step.reason;
     }
   }

@@ -31,8 +31,8 @@ async function sleep(ms: number): Promise<void> {
 
 /**
  * Ends every process that carries the session's marker (never a bare recorded pid, which may
- * have been reused), removes the `auth.json` copies and the socket, and records the session as
- * stopped.
+ * have been reused), clears the process homes (the `auth.json` copies included), removes the
+ * socket and records the session as stopped.
  */
 async function forceStop(dir: string): Promise<StopResult> {
   const latest = await readSessionRecord(dir);

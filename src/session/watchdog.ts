@@ -5,10 +5,14 @@
  * session root Codex and to every participant process group it was told about, and SIGKILL to
  * whatever is still there after a grace period. Given a session id it does the same to every
  * process carrying the session's marker (`CODEX_MMO_SESSION=<id>`: Tool MCP servers in their own
- * process groups, app-server daemons, participants), then removes the session's `auth.json`
- * copies, its socket and the sandbox mount points left empty in the working directory. Codex itself never learns about the watchdog.
+ * process groups, app-server daemons, participants), then clears the process homes (the
+ * `auth.json` copies and Codex's state; the rendered files and rollouts stay), removes its socket
+ * and the sandbox mount points left empty in the working directory. Codex itself never learns
+ * about the watchdog.
  */
 import { spawn } from 'node:child_process';
+
+import { KEPT_IN_ENDED_HOME } from './codex-home.js';
 
 /** Seconds between SIGTERM and SIGKILL. */
 export const WATCHDOG_GRACE_SEC = 5;
@@ -53,7 +57,7 @@ sweep KILL
 if [ -n "$homes" ]; then
   rm -f "$homes"/*/auth.json
   # the rest of Codex's state in the homes: only the rendered files and the rollouts stay
-  find "$homes" -mindepth 2 -maxdepth 2 ! -name config.toml ! -name agents ! -name sessions -exec rm -rf {} + 2>/dev/null
+  find "$homes" -mindepth 2 -maxdepth 2 ${KEPT_IN_ENDED_HOME.map((name) => `! -name ${name}`).join(' ')} -exec rm -rf {} + 2>/dev/null
 fi
 [ -n "$sock" ] && rm -f "$sock"
 shift 5
