@@ -144,11 +144,13 @@ function joinedTexts(items: readonly unknown[]): string[] {
 
 /**
  * Every text inside plain JSON data: strings, object keys, numbers' decimal texts, each array's
- * items joined (as text and as bytes), and finally every string and number in order, joined.
+ * items joined (as text and as bytes), and finally every string and number in order, joined, and
+ * every key in order, joined.
  */
 export function textsOf(value: unknown): string[] {
   const out: string[] = [];
   const leaves: string[] = [];
+  const keys: string[] = [];
   const walk = (v: unknown): void => {
     if (typeof v === 'string') {
       out.push(v);
@@ -163,13 +165,14 @@ export function textsOf(value: unknown): string[] {
     } else if (typeof v === 'object' && v !== null) {
       for (const [key, item] of Object.entries(v)) {
         out.push(key);
-        leaves.push(key);
+        keys.push(key);
         walk(item);
       }
     }
   };
   walk(value);
   if (leaves.length > 1) out.push(leaves.join(''));
+  if (keys.length > 1) out.push(keys.join(''));
   return out;
 }
 

@@ -23,11 +23,11 @@ function maskBase64(text: string, secrets: readonly string[]): string | undefine
 }
 
 function maskString(text: string, matcher: CredentialMatcher, secrets: readonly string[]): string {
-  const out = maskSecrets(text, secrets);
-  if (matcher.find(out) === undefined) return out;
-  const blob = maskBase64(out, secrets);
+  if (matcher.find(text) === undefined) return maskSecrets(text, secrets);
+  const blob = maskBase64(text, secrets);
   if (blob !== undefined && matcher.find(blob) === undefined) return blob;
-  return MASK;
+  const out = maskSecrets(text, secrets);
+  return matcher.find(out) === undefined ? out : MASK;
 }
 
 /** `value` with every credential value masked (plain JSON data; a new value, the input unchanged). */

@@ -85,7 +85,7 @@ function ruleDecline(input: RequestInput): Decline | undefined {
   }
   if (rule === 'granted-server' && !mayReachServer(serverAccess(route), role)) {
     return {
-      outcome: 'denied',
+      outcome: 'blocked',
       reason: 'server-not-granted-to-role',
       text:
         role === null
