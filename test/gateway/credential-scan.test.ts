@@ -56,7 +56,7 @@ describe('credential scan', () => {
     expect(findCredentialIn({ deep: { [`k-${DIGITS}`]: true } }, matcher)).toBe('literal');
     expect(findCredentialIn({ parts: ['sk-live-', '4f9a2c7e1b'] }, matcher)).toBe('literal');
     expect(findCredentialIn({ a: 'sk-live-', b: '4f9a2c7e1b' }, matcher)).toBe('literal');
-    expect(findCredentialIn({ chars: [...SECRET] }, matcher)).toBe('literal');
+    expect(findCredentialIn({ chars: SECRET.split("") }, matcher)).toBe('literal');
     expect(findCredentialIn({ bytes: [...Buffer.from(SECRET)] }, matcher)).toBe('literal');
     expect(findCredentialIn({ uri: `https://x.test/?k=${SECRET}` }, matcher)).toBe('literal');
   });
@@ -108,7 +108,7 @@ describe('credential scan', () => {
     const filler = fc.stringMatching(/^[a-z .,]{0,40}$/);
     const encode = fc.constantFrom(
       (v: string) => v,
-      (v: string) => Buffer.from(`${v}`).toString('base64'),
+      (v: string) => Buffer.from(v).toString('base64'),
       (v: string) => Buffer.from(`x${v}`).toString('base64url'),
       (v: string) => mime(`${'y'.repeat(100)}${v}`, 20),
       (v: string) => pairs(v, ':').toUpperCase(),
