@@ -241,7 +241,7 @@ export class RelayConnection {
     };
     if (decision.decline !== undefined) {
       this.refuse(id, isCall, decision.decline);
-      this.log(pending, decision.decline.outcome, decision.decline.reason, 0);
+      this.log(pending, decision.decline.outcome, decision.decline.code, 0);
       return false;
     }
     if (method === 'tools/list') this.lists.add(id);
@@ -252,7 +252,7 @@ export class RelayConnection {
 
   private refuse(id: Id, isCall: boolean, decline: Decline): void {
     const text = this.mask(decline.text);
-    this.write(isCall ? refusal(id, text) : rpcRefusal(id, text, decline.code ?? REFUSED_CODE));
+    this.write(isCall ? refusal(id, text) : rpcRefusal(id, text, decline.rpcCode ?? REFUSED_CODE));
   }
 
   private admitNotification(method: string, params: unknown): boolean {
@@ -300,7 +300,7 @@ export class RelayConnection {
   }
 
   /** Records a message that was not forwarded (nothing to answer). */
-  private drop(method: string, reason: CallReason): void {
+  private drop(method: string, code: CallReason): void {
     this.log(
       {
         method,
@@ -311,7 +311,7 @@ export class RelayConnection {
         args: summarizeArguments(undefined, this.matcher(), this.secrets()),
       },
       'blocked',
-      reason,
+      code,
       0,
     );
   }

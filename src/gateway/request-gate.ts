@@ -13,10 +13,11 @@ import { serverAccess, type Route } from './route.js';
 /** Why a request is refused: its outcome, recorded reason and the text its caller gets. */
 export interface Decline {
   readonly outcome: CallOutcome;
-  readonly reason: CallReason;
+  /** The rule that refused it, recorded as the call's reason. */
+  readonly code: CallReason;
   readonly text: string;
   /** The JSON-RPC error code (requests other than `tools/call`). */
-  readonly code?: number;
+  readonly rpcCode?: number;
 }
 
 export interface RequestInput {
@@ -45,7 +46,7 @@ function toolDecline(input: RequestInput, tool: string): Decline | undefined {
   if (!route.gate.allowed.has(tool)) {
     return {
       outcome: 'denied',
-      reason: 'tool-not-granted',
+      code: 'tool-not-granted',
       text: `codex-mmo refused this call [tool-not-granted]: tool '${name}' of server '${server}' is not granted to this process`,
     };
   }
@@ -54,7 +55,7 @@ function toolDecline(input: RequestInput, tool: string): Decline | undefined {
   if (threads !== undefined && mayCall !== true) {
     return {
       outcome: 'denied',
-      reason: 'tool-not-granted-to-role',
+      code: 'tool-not-granted-to-role',
       text:
         role === null
           ? `codex-mmo refused this call [tool-not-granted-to-role]: the calling thread could not be attributed to a role, and roles of this process have different grants on server '${server}'`
@@ -64,7 +65,7 @@ function toolDecline(input: RequestInput, tool: string): Decline | undefined {
   if (input.isDrifted(tool)) {
     return {
       outcome: 'blocked',
-      reason: 'tool-drift',
+      code: 'tool-drift',
       text: `codex-mmo refused this call [tool-drift]: tool '${name}' of server '${server}' differs from its pin in tool-mcp.lock and is withheld from this session`,
     };
   }
@@ -78,15 +79,15 @@ function ruleDecline(input: RequestInput): Decline | undefined {
   if (rule === 'refused') {
     return {
       outcome: 'blocked',
-      reason: 'method-not-allowed',
-      code: METHOD_NOT_FOUND,
+      code: 'method-not-allowed',
+      rpcCode: METHOD_NOT_FOUND,
       text: `codex-mmo refused this request [method-not-allowed]: method '${input.clean(method)}' is not forwarded to Tool MCP servers in a codex-mmo session`,
     };
   }
   if (rule === 'granted-server' && !mayReachServer(serverAccess(route), role)) {
     return {
       outcome: 'blocked',
-      reason: 'server-not-granted-to-role',
+      code: 'server-not-granted-to-role',
       text:
         role === null
           ? `codex-mmo refused this request [server-not-granted-to-role]: it names no thread attributed to a role, and not every role of this process is granted server '${server}'`
@@ -108,7 +109,7 @@ export function decideRequest(input: RequestInput): RequestDecision {
       tool,
       decline: {
         outcome: 'blocked',
-        reason: 'credential-in-arguments',
+        code: 'credential-in-arguments',
         text: isCall
           ? `codex-mmo refused this call [credential-in-arguments]: its arguments contain a credential of this session (${found}); credentials are never passed to tools`
           : `codex-mmo refused this request [credential-in-arguments]: its params contain a credential of this session (${found}); credentials are never passed to Tool MCP servers`,

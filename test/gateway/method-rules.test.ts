@@ -26,7 +26,13 @@ function route(everyRole: boolean): Route {
     process: 'root',
     role: 'lead',
     server: 'notes',
-    definition: { id: 'notes', transport: 'stdio', command: 'x', enabled_tools: [] },
+    definition: {
+      id: 'notes',
+      transport: 'stdio',
+      command: 'x',
+      enabled_tools: [],
+      default_tools_approval_mode: 'approve',
+    },
     gate: { allowed: new Set(['list', 'add']) },
     launch: { env: {}, home: '/h', cwd: '/h', credentials: undefined as never },
     threads: {
@@ -104,9 +110,9 @@ describe('method rules', () => {
       expect(decide(method, {}, 'lead').decline, method).toBeUndefined();
       expect(decide(method, {}, 'scout').decline).toMatchObject({
         outcome: 'blocked',
-        reason: 'server-not-granted-to-role',
+        code: 'server-not-granted-to-role',
       });
-      expect(decide(method, {}, null).decline?.reason).toBe('server-not-granted-to-role');
+      expect(decide(method, {}, null).decline?.code).toBe('server-not-granted-to-role');
       expect(decide(method, {}, null, true).decline).toBeUndefined();
     }
   });
@@ -115,19 +121,19 @@ describe('method rules', () => {
     for (const method of ['resources/subscribe', 'completion/complete', 'logging/setLevel', 'x']) {
       expect(decide(method, {}, 'lead', true).decline).toMatchObject({
         outcome: 'blocked',
-        reason: 'method-not-allowed',
-        code: -32601,
+        code: 'method-not-allowed',
+        rpcCode: -32601,
       });
     }
   });
 
   it('keeps the tool checks of tools/call', () => {
     expect(decide('tools/call', { name: 'add', arguments: {} }, 'lead').decline).toBeUndefined();
-    expect(decide('tools/call', { name: 'add' }, 'scout').decline?.reason).toBe(
+    expect(decide('tools/call', { name: 'add' }, 'scout').decline?.code).toBe(
       'tool-not-granted-to-role',
     );
-    expect(decide('tools/call', { name: 'nope' }, 'lead').decline?.reason).toBe('tool-not-granted');
-    expect(decide('tools/call', { name: 'list' }, null).decline?.reason).toBe(
+    expect(decide('tools/call', { name: 'nope' }, 'lead').decline?.code).toBe('tool-not-granted');
+    expect(decide('tools/call', { name: 'list' }, null).decline?.code).toBe(
       'tool-not-granted-to-role',
     );
   });
@@ -144,7 +150,7 @@ describe('method rules', () => {
     for (const [method, params] of cases) {
       expect(decide(method, params, 'lead', true).decline, method).toMatchObject({
         outcome: 'blocked',
-        reason: 'credential-in-arguments',
+        code: 'credential-in-arguments',
       });
     }
     expect(decide('resources/read', { uri: 'note://one' }, 'lead').decline).toBeUndefined();
