@@ -56,7 +56,7 @@ describe('credential scan', () => {
     expect(findCredentialIn({ deep: { [`k-${DIGITS}`]: true } }, matcher)).toBe('literal');
     expect(findCredentialIn({ parts: ['sk-live-', '4f9a2c7e1b'] }, matcher)).toBe('literal');
     expect(findCredentialIn({ a: 'sk-live-', b: '4f9a2c7e1b' }, matcher)).toBe('literal');
-    expect(findCredentialIn({ chars: SECRET.split("") }, matcher)).toBe('literal');
+    expect(findCredentialIn({ chars: SECRET.split('') }, matcher)).toBe('literal');
     expect(findCredentialIn({ bytes: [...Buffer.from(SECRET)] }, matcher)).toBe('literal');
     expect(findCredentialIn({ uri: `https://x.test/?k=${SECRET}` }, matcher)).toBe('literal');
   });
