@@ -275,5 +275,15 @@ describe('a granted role reading resources and carrying credentials out', () => 
     for (const form of [...FORMS, hexWith(':').toUpperCase(), hexWith(' '), WRAPPED.slice(0, 40)]) {
       expect(written).not.toContain(form);
     }
+    // what only the server wrote (resource texts and blobs) is nowhere in the session, Codex's
+    // homes and rollouts included (they hold the model's own refused arguments, not these)
+    const everything = await allText(dir);
+    for (const form of [
+      `holds ${CANARY}`,
+      Buffer.from(`blob ${CANARY} end`).toString('base64'),
+      Buffer.from(`blob ${CANARY}`).toString('base64').slice(0, 24),
+    ]) {
+      expect(everything).not.toContain(form);
+    }
   });
 });
