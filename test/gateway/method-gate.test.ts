@@ -4,7 +4,8 @@
  * and logging: every MCP method is sent — by a role granted the server, a role not granted it and
  * a caller naming no thread — and only what a rule admits reaches the server (its own log is the
  * oracle). Refusals are JSON-RPC errors, dropped messages and refusals are in the calls log with
- * their method, and no credential reaches the server or the log in any value or encoding.
+ * their method, and no credential reaches the server or the log in any value or encoding — not
+ * even in the client's answer to the server's own `roots/list` request.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -31,7 +32,7 @@ const credentials = credentialSourceFrom(
   true,
 );
 
-function route(server: string, everyRole: boolean): Route {
+function route(server: string, everyRole: boolean, tools = ['list', 'add']): Route {
   return {
     process: 'root',
     role: 'lead',
@@ -43,7 +44,7 @@ function route(server: string, everyRole: boolean): Route {
       args: [
         ECHO_SERVER,
         '--tools',
-        'list,add',
+        tools.join(','),
         '--resources',
         '--secret-env',
         'NOTES_TOKEN',
@@ -51,10 +52,10 @@ function route(server: string, everyRole: boolean): Route {
         join(root, `${server}-methods.jsonl`),
       ],
       env_vars: ['NOTES_TOKEN'],
-      enabled_tools: ['list', 'add'],
+      enabled_tools: tools,
       default_tools_approval_mode: 'approve',
     },
-    gate: { allowed: new Set(['list', 'add']) },
+    gate: { allowed: new Set(tools) },
     launch: {
       env: { PATH: process.env.PATH ?? '', HOME: root },
       home: root,
@@ -69,8 +70,8 @@ function route(server: string, everyRole: boolean): Route {
             ? { process: 'root', role: 'scout' }
             : undefined,
       roles: everyRole
-        ? { lead: new Set(['list', 'add']), scout: new Set(['list']) }
-        : { lead: new Set(['list', 'add']) },
+        ? { lead: new Set(tools), scout: new Set(['list']) }
+        : { lead: new Set(tools) },
       differs: true,
       everyRole,
     },
@@ -272,7 +273,7 @@ describe('default deny at the gateway (raw JSON-RPC client)', () => {
   }, 60_000);
 
   it('refuses a credential in any value of any request, and keeps it out of the log', async () => {
-    const client = connect('open', hub.addRoute(route('open', true)));
+    const client = connect('open', hub.addRoute(route('open', true, ['list', 'add', 'roots'])));
     const hexColons = Buffer.from(CANARY)
       .toString('hex')
       .toUpperCase()
@@ -319,24 +320,55 @@ describe('default deny at the gateway (raw JSON-RPC client)', () => {
         params: { progressToken: 1, progress: Number(DIGITS) },
       });
       await client.request(41, 'ping');
+
+      // the client's answer to the server's own request is checked as well
+      const answerRoots = async (uri: string): Promise<string> => {
+        const asked = client.received.length;
+        client.send({
+          jsonrpc: '2.0',
+          id: 50 + asked,
+          method: 'tools/call',
+          params: { name: 'roots', arguments: {}, ...lead },
+        });
+        await waitFor(
+          () => client.received.slice(asked).some((m) => m.method === 'roots/list'),
+          15_000,
+        );
+        const request = client.received.slice(asked).find((m) => m.method === 'roots/list');
+        client.send({ jsonrpc: '2.0', id: request?.id, result: { roots: [{ uri }] } });
+        await waitFor(() => client.received.some((m) => m.id === 50 + asked), 15_000);
+        return JSON.stringify(client.received.find((m) => m.id === 50 + asked));
+      };
+      const leaked = await answerRoots(`file:///home/${CANARY}`);
+      expect(leaked).toContain('roots failed');
+      expect(leaked).toContain('[credential-in-arguments]');
+      expect(leaked).not.toContain(CANARY);
+      expect(await answerRoots('file:///work/project')).toContain('file:///work/project');
     } finally {
       client.close();
     }
     const seenText = await readFile(join(root, 'open-methods.jsonl'), 'utf8');
-    const seen = (await methodsSeen('open')).map((m) => m.method);
+    const seen = (await methodsSeen('open')).map((m) => m.method ?? (m.error ? 'error' : 'result'));
     expect(seen).toEqual([
       'initialize',
       'notifications/initialized',
       'resources/read',
       'ping',
       'ping',
+      'tools/call',
+      'error',
+      'tools/call',
+      'result',
     ]);
     await hub.flush();
     const calls = (await readCalls(root)).calls.filter((c) => c.server === 'open');
-    // every attempt and the progress notification; the call of a tool named by the credential is
-    // refused as not granted first
+    // every attempt, the progress notification and the answer to roots/list; the call of a tool
+    // named by the credential is refused as not granted first
     expect(calls.filter((c) => c.reason === 'credential-in-arguments')).toHaveLength(
-      attempts.length,
+      attempts.length + 1,
+    );
+    expect(calls).toContainEqual(
+      expect.objectContaining({ method: 'roots/list', reason: 'credential-in-arguments' }),
     );
     expect(calls.filter((c) => c.reason === 'tool-not-granted')).toEqual([
       expect.objectContaining({ tool: '***', method: 'tools/call' }),
