@@ -1,12 +1,13 @@
 /**
- * One line of `<session>/calls.jsonl` (pure): who called which tool of which server, what came of
- * it and how long it took. Arguments are kept only as their size, a digest and a short preview,
- * all three computed after every string that holds a credential value — in any encoding the
- * gateway recognises — is replaced by `***`, so no line ever depends on a credential value.
+ * One line of `<session>/calls.jsonl` (pure): who called which tool (or sent which other request)
+ * of which server, what came of it and how long it took. Arguments are kept only as their size, a
+ * digest and a short preview, all three computed after every string, number and key that holds a
+ * credential value — in any encoding the gateway recognises — is replaced by `***`, and every
+ * name taken from the message is masked the same way, so no line ever depends on a credential.
  */
 import { MASK, maskSecrets } from '../diagnostics/mask-secrets.js';
 import { canonicalJson, sha256Hex } from '../snapshot/canonical-json.js';
-import type { CredentialMatcher } from './credential-scan.js';
+import { findCredentialIn, numberTexts, type CredentialMatcher } from './credential-scan.js';
 
 export type CallOutcome = 'ok' | 'error' | 'blocked' | 'denied';
 
@@ -16,6 +17,9 @@ export type CallReason =
   | 'tool-not-granted'
   | 'tool-not-granted-to-role'
   | 'tool-drift'
+  | 'method-not-allowed'
+  | 'server-not-granted-to-role'
+  | 'unexpected-response'
   | 'tool-error'
   | 'rpc-error'
   | 'cancelled'
@@ -39,7 +43,10 @@ export interface CallRecord {
   readonly thread: string | null;
   readonly parent_thread: string | null;
   readonly server: string;
+  /** The tool of a `tools/call`; empty for any other method. */
   readonly tool: string;
+  /** The MCP method (`tools/call`, `resources/read`, …; `response` for a client's answer). */
+  readonly method?: string;
   readonly outcome: CallOutcome;
   readonly reason?: CallReason;
   readonly duration_ms: number;
@@ -49,19 +56,25 @@ export interface CallRecord {
 /** Characters of the redacted arguments kept as preview. */
 export const PREVIEW_CHARS = 200;
 
+/** `text` as a record may hold it: `***` when it holds a credential in any recognised form. */
+export function safeText(
+  text: string,
+  matcher: CredentialMatcher,
+  secrets: readonly string[],
+): string {
+  return matcher.find(text) !== undefined ? MASK : maskSecrets(text, secrets);
+}
+
 function redact(value: unknown, matcher: CredentialMatcher, secrets: readonly string[]): unknown {
-  if (typeof value === 'string') {
-    return matcher.find(value) !== undefined ? MASK : maskSecrets(value, secrets);
+  if (typeof value === 'string') return safeText(value, matcher, secrets);
+  if (typeof value === 'number') {
+    return numberTexts(value).some((t) => safeText(t, matcher, secrets) !== t) ? MASK : value;
   }
   if (Array.isArray(value)) return value.map((v) => redact(v, matcher, secrets));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[matcher.find(k) !== undefined ? MASK : maskSecrets(k, secrets)] = redact(
-        v,
-        matcher,
-        secrets,
-      );
+      out[safeText(k, matcher, secrets)] = redact(v, matcher, secrets);
     }
     return out;
   }
@@ -81,7 +94,12 @@ export function summarizeArguments(
   matcher: CredentialMatcher,
   secrets: readonly string[],
 ): ArgumentsSummary {
-  const redacted = canonical(redact(args ?? {}, matcher, secrets));
+  const cleaned = redact(args ?? {}, matcher, secrets);
+  const text = canonical(cleaned);
+  // a value split over several items is found only when they are joined: then nothing is kept
+  const whole =
+    findCredentialIn(cleaned, matcher) !== undefined || matcher.find(text) !== undefined;
+  const redacted = whole ? JSON.stringify(MASK) : text;
   const preview =
     redacted.length <= PREVIEW_CHARS ? redacted : `${redacted.slice(0, PREVIEW_CHARS)}…`;
   return {

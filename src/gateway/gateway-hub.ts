@@ -8,8 +8,6 @@
 import { unlink } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
 
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-
 import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { CallLog } from './call-log.js';
 import type { CallRecord } from './call-record.js';
@@ -209,6 +207,7 @@ export class GatewayHub {
         parent_thread: null,
         server: route.server,
         tool: tool.tool,
+        method: 'tools/list',
         outcome: 'blocked',
         reason: 'tool-drift',
         duration_ms: 0,
@@ -241,7 +240,7 @@ export class GatewayHub {
     const decoder = new JsonLines((value) => {
       if (refused) return;
       if (connection !== undefined) {
-        connection.fromCodex(value as JSONRPCMessage);
+        connection.fromCodex(value);
         return;
       }
       if (!isControlLine(value) || value[CONTROL_KEY] !== 'hello') {

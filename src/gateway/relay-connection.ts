@@ -1,22 +1,22 @@
 /**
  * One authenticated relay connection in the supervisor: starts the route's real server and passes
- * MCP between it and Codex unchanged — requests, responses, notifications, cancellation and the
- * server's own requests (elicitation, sampling, roots) — except that `tools/list` answers carry
- * only the route's granted, still-pinned tools, a `tools/call` of any other tool or with a
- * credential value in its arguments is answered here as a tool error, credential values in
- * everything the server sends are masked, and every call is recorded.
+ * MCP between it and Codex, forwarding only what a rule admits (method-rules): each request is
+ * decided by its method's rule, the calling role's grant and the credential check over every
+ * value of its params (request-gate) — a refused `tools/call` is answered as a tool error, any
+ * other refused request as a JSON-RPC error, an unknown notification or stray answer is dropped —
+ * and every refusal is recorded. `tools/list` answers carry only the route's granted,
+ * still-pinned tools; credential values in everything the server sends are masked.
  */
 import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-import { maskDeep, maskSecrets } from '../diagnostics/mask-secrets.js';
+import { maskSecrets } from '../diagnostics/mask-secrets.js';
 import { describeError } from '../errors.js';
-import type { LaunchContext } from '../probe/launch-plan.js';
-import type { ServerDefinition } from '../registry/types.js';
 import {
   callerThread,
+  safeText,
   summarizeArguments,
   type ArgumentsSummary,
   type CallOutcome,
@@ -24,40 +24,28 @@ import {
   type CallRecord,
   type CallerThread,
 } from './call-record.js';
-import { findCredentialIn, type CredentialMatcher } from './credential-scan.js';
-import { filterToolList, type DriftedTool, type ToolGate } from './tool-filter.js';
+import { credentialMatcher, findCredentialIn, type CredentialMatcher } from './credential-scan.js';
+import { maskAnswer } from './mask-answer.js';
+import { FORWARDED_NOTIFICATIONS, SERVER_REQUESTS, recordsAdmitted } from './method-rules.js';
+import { decideRequest, type Decline } from './request-gate.js';
+import {
+  METHOD_NOT_FOUND,
+  REFUSED_CODE,
+  idOf,
+  isObject,
+  readClientMessage,
+  rebuild,
+  refusal,
+  rpcRefusal,
+  type ClientMessage,
+  type Id,
+} from './relay-messages.js';
+import { callerRole, type Route } from './route.js';
+import { filterToolList, type DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from './upstream.js';
 
-/** The role a thread runs, as the model wire attributed it: null when it could not. */
-export interface ThreadAttribution {
-  readonly process: string;
-  readonly role: string | null;
-}
-
-/** Per-thread grants of a route: each role of the process with its tools of the server. */
-export interface ThreadGate {
-  /** The model wire's view of a thread; undefined when it has not seen it. */
-  roleOf(thread: string): ThreadAttribution | undefined;
-  /** Tools of the server granted to each role of the process (no entry: no grant). */
-  readonly roles: Readonly<Record<string, ReadonlySet<string>>>;
-  /** True when some role of the process has other tools of the server than the root. */
-  readonly differs: boolean;
-}
-
-/** One process's way to one server, as the gateway knows it. */
-export interface Route {
-  /** `root` or the participant id of the Codex process. */
-  readonly process: string;
-  /** The process root role. */
-  readonly role: string;
-  readonly server: string;
-  readonly definition: ServerDefinition;
-  readonly gate: ToolGate;
-  /** How Codex would have started the server for this process. */
-  readonly launch: LaunchContext;
-  /** Grants by calling thread (native roles); absent: the process root's grant for every call. */
-  readonly threads?: ThreadGate;
-}
+export type { Route, ThreadAttribution, ThreadGate } from './route.js';
+export { refusal } from './relay-messages.js';
 
 /** What every connection of a gateway shares. */
 export interface RelayShared {
@@ -75,6 +63,7 @@ export interface RelayShared {
 }
 
 interface PendingCall {
+  readonly method: string;
   readonly tool: string;
   readonly started: number;
   readonly caller: CallerThread;
@@ -82,25 +71,7 @@ interface PendingCall {
   readonly args: ArgumentsSummary;
 }
 
-type Id = string | number;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function idOf(message: Record<string, unknown>): Id | undefined {
-  const id = message.id;
-  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
-}
-
-/** The tool error a refused call is answered with. */
-export function refusal(id: Id, text: string): JSONRPCMessage {
-  return {
-    jsonrpc: '2.0',
-    id,
-    result: { content: [{ type: 'text', text }], isError: true },
-  };
-}
+const NO_CALLER: CallerThread = { thread: null, parent_thread: null };
 
 export class RelayConnection {
   private upstream: Upstream | undefined;
@@ -109,6 +80,8 @@ export class RelayConnection {
   private readonly lists = new Set<Id>();
   private readonly inits = new Set<Id>();
   private readonly calls = new Map<Id, PendingCall>();
+  /** Requests of the server passed to Codex and not answered yet, by id. */
+  private readonly serverRequests = new Map<Id, string>();
   private closed = false;
 
   constructor(
@@ -168,6 +141,25 @@ export class RelayConnection {
     return maskSecrets(text, this.secrets());
   }
 
+  private matcherFor:
+    { base: CredentialMatcher; withServer: boolean; own: CredentialMatcher } | undefined;
+
+  /** The session's matcher, with the server's own credential values added once it started. */
+  private matcher(): CredentialMatcher {
+    const base = this.shared.matcher();
+    const withServer = this.upstream !== undefined && this.upstream.secrets.length > 0;
+    const cached = this.matcherFor;
+    if (cached?.base === base && cached.withServer === withServer) return cached.own;
+    const own = withServer ? credentialMatcher(this.secrets()) : base;
+    this.matcherFor = { base, withServer, own };
+    return own;
+  }
+
+  /** A name from a message as a record or answer may hold it. */
+  private clean(text: string): string {
+    return safeText(text, this.matcher(), this.secrets());
+  }
+
   private write(message: JSONRPCMessage): void {
     if (!this.socket.destroyed) this.socket.write(`${JSON.stringify(message)}\n`);
   }
@@ -191,30 +183,137 @@ export class RelayConnection {
     });
   }
 
-  /** A message from Codex (through the relay). */
-  fromCodex(message: JSONRPCMessage): void {
+  /** A message from Codex (through the relay): forwarded only when a rule admits it. */
+  fromCodex(value: unknown): void {
     if (this.closed) return;
-    const m = message as Record<string, unknown>;
-    const id = idOf(m);
-    if (typeof m.method === 'string' && id !== undefined) {
-      if (m.method === 'tools/list') this.lists.add(id);
-      else if (m.method === 'initialize') this.inits.add(id);
-      else if (m.method === 'tools/call' && !this.admitCall(id, m)) return;
-    } else if (m.method === 'notifications/cancelled' && isObject(m.params)) {
-      const target = m.params.requestId;
+    const message = readClientMessage(value);
+    const admitted = this.admit(message);
+    const out = admitted ? rebuild(message) : undefined;
+    if (out === undefined) return;
+    if (this.failure !== undefined) {
+      this.answerFailed(out);
+      return;
+    }
+    if (this.upstream === undefined) {
+      this.queue.push(out);
+      return;
+    }
+    this.toServer(out);
+  }
+
+  /** Whether a message goes on to the server; one that does not is answered or dropped, and recorded. */
+  private admit(message: ClientMessage): boolean {
+    switch (message.kind) {
+      case 'request':
+        return this.admitRequest(message.id, message.method, message.params);
+      case 'notification':
+        return this.admitNotification(message.method, message.params);
+      case 'response':
+        return this.admitResponse(message);
+      default:
+        this.drop(message.method === '' ? 'invalid' : message.method, 'method-not-allowed');
+        return false;
+    }
+  }
+
+  private admitRequest(id: Id, method: string, params: unknown): boolean {
+    const caller = callerThread(isObject(params) ? params._meta : undefined);
+    const role = callerRole(this.route, caller);
+    const decision = decideRequest({
+      route: this.route,
+      method,
+      params,
+      role,
+      matcher: this.matcher(),
+      isDrifted: (tool) => this.shared.isDrifted(this.route, tool),
+      clean: (text) => this.clean(text),
+    });
+    const isCall = method === 'tools/call';
+    const shown = isObject(params) ? (isCall ? params.arguments : withoutMeta(params)) : params;
+    const args = summarizeArguments(shown, this.matcher(), this.secrets());
+    const pending: PendingCall = {
+      method,
+      tool: decision.tool,
+      started: performance.now(),
+      caller,
+      role,
+      args,
+    };
+    if (decision.decline !== undefined) {
+      this.refuse(id, isCall, decision.decline);
+      this.log(pending, decision.decline.outcome, decision.decline.code, 0);
+      return false;
+    }
+    if (method === 'tools/list') this.lists.add(id);
+    else if (method === 'initialize') this.inits.add(id);
+    if (recordsAdmitted(method)) this.calls.set(id, pending);
+    return true;
+  }
+
+  private refuse(id: Id, isCall: boolean, decline: Decline): void {
+    const text = this.mask(decline.text);
+    this.write(isCall ? refusal(id, text) : rpcRefusal(id, text, decline.rpcCode ?? REFUSED_CODE));
+  }
+
+  private admitNotification(method: string, params: unknown): boolean {
+    if (!FORWARDED_NOTIFICATIONS.has(method)) {
+      this.drop(method, 'method-not-allowed');
+      return false;
+    }
+    if (findCredentialIn(params, this.matcher()) !== undefined) {
+      this.drop(method, 'credential-in-arguments');
+      return false;
+    }
+    if (method === 'notifications/cancelled' && isObject(params)) {
+      const target = params.requestId;
       if (typeof target === 'string' || typeof target === 'number') {
         this.finishCall(target, 'error', 'cancelled');
       }
     }
-    if (this.failure !== undefined) {
-      this.answerFailed(message);
-      return;
+    return true;
+  }
+
+  /** Codex's answer to a request of the server: only to one the server made, and checked. */
+  private admitResponse(message: Extract<ClientMessage, { kind: 'response' }>): boolean {
+    const method = this.serverRequests.get(message.id);
+    if (method === undefined) {
+      this.drop('response', 'unexpected-response');
+      return false;
     }
-    if (this.upstream === undefined) {
-      this.queue.push(message);
-      return;
-    }
-    this.toServer(message);
+    this.serverRequests.delete(message.id);
+    const found = findCredentialIn(
+      'error' in message ? message.error : message.result,
+      this.matcher(),
+    );
+    if (found === undefined) return true;
+    this.drop(method, 'credential-in-arguments');
+    // the server still gets an answer, without what was in it
+    void this.upstream?.transport
+      .send(
+        rpcRefusal(
+          message.id,
+          `codex-mmo refused this answer [credential-in-arguments]: it contains a credential of this session (${found})`,
+        ),
+      )
+      .catch(() => undefined);
+    return false;
+  }
+
+  /** Records a message that was not forwarded (nothing to answer). */
+  private drop(method: string, code: CallReason): void {
+    this.log(
+      {
+        method,
+        tool: '',
+        started: performance.now(),
+        caller: NO_CALLER,
+        role: callerRole(this.route, NO_CALLER),
+        args: summarizeArguments(undefined, this.matcher(), this.secrets()),
+      },
+      'blocked',
+      code,
+      0,
+    );
   }
 
   private toServer(message: JSONRPCMessage): void {
@@ -236,94 +335,26 @@ export class RelayConnection {
     });
   }
 
-  /** Whether a `tools/call` may go on to the server; a refused one is answered and recorded. */
-  private admitCall(id: Id, m: Record<string, unknown>): boolean {
-    const params = isObject(m.params) ? m.params : {};
-    const tool = typeof params.name === 'string' ? params.name : '';
-    const caller = callerThread(params._meta);
-    const args = summarizeArguments(params.arguments, this.shared.matcher(), this.shared.secrets());
-    // `code` names the rule, as the refusal's text and the call's recorded reason
-    const role = this.roleOf(caller);
-    const decline = (outcome: CallOutcome, code: CallReason, text: string): false => {
-      this.write(refusal(id, text));
-      this.log(tool, caller, role, args, outcome, code, 0);
-      return false;
-    };
-    const server = this.route.server;
-    if (!this.route.gate.allowed.has(tool)) {
-      return decline(
-        'denied',
-        'tool-not-granted',
-        `codex-mmo refused this call [tool-not-granted]: tool '${tool}' of server '${server}' is not granted to this process`,
-      );
-    }
-    const threads = this.route.threads;
-    if (threads !== undefined && !this.threadMay(threads, role, tool)) {
-      return decline(
-        'denied',
-        'tool-not-granted-to-role',
-        role === null
-          ? `codex-mmo refused this call [tool-not-granted-to-role]: the calling thread could not be attributed to a role, and roles of this process have different grants on server '${server}'`
-          : `codex-mmo refused this call [tool-not-granted-to-role]: tool '${tool}' of server '${server}' is not granted to role '${role}'`,
-      );
-    }
-    if (this.shared.isDrifted(this.route, tool)) {
-      return decline(
-        'blocked',
-        'tool-drift',
-        `codex-mmo refused this call [tool-drift]: tool '${tool}' of server '${server}' differs from its pin in tool-mcp.lock and is withheld from this session`,
-      );
-    }
-    const found = findCredentialIn(params.arguments, this.shared.matcher());
-    if (found !== undefined) {
-      return decline(
-        'blocked',
-        'credential-in-arguments',
-        `codex-mmo refused this call [credential-in-arguments]: its arguments contain a credential of this session (${found}); credentials are never passed to tools`,
-      );
-    }
-    this.calls.set(id, { tool, started: performance.now(), caller, role, args });
-    return true;
-  }
-
-  /**
-   * The role of the calling thread: the model wire's attribution (null for a thread it has not
-   * attributed to this process); without per-thread grants, the root for a root thread.
-   */
-  private roleOf(caller: CallerThread): string | null {
-    const threads = this.route.threads;
-    if (threads === undefined) return caller.parent_thread === null ? this.route.role : null;
-    const seen = caller.thread === null ? undefined : threads.roleOf(caller.thread);
-    return seen?.process === this.route.process ? seen.role : null;
-  }
-
-  /** Whether `role` may call `tool`; an unattributed call only when every role has the same grant. */
-  private threadMay(threads: ThreadGate, role: string | null, tool: string): boolean {
-    if (role === null) return !threads.differs;
-    return threads.roles[role]?.has(tool) === true;
-  }
-
   private log(
-    tool: string,
-    caller: CallerThread,
-    role: string | null,
-    args: ArgumentsSummary,
+    call: PendingCall,
     outcome: CallOutcome,
     reason: CallReason | undefined,
     durationMs: number,
   ): void {
+    const clean = (text: string | null): string | null => (text === null ? null : this.clean(text));
     this.shared.record({
       time: new Date().toISOString(),
       process: this.route.process,
-      role,
-      thread: caller.thread,
-      parent_thread: caller.parent_thread,
+      role: call.role,
+      thread: clean(call.caller.thread),
+      parent_thread: clean(call.caller.parent_thread),
       server: this.route.server,
-      tool,
+      tool: this.clean(call.tool),
+      method: this.clean(call.method),
       outcome,
       ...(reason !== undefined ? { reason } : {}),
       duration_ms: Math.round(durationMs * 1000) / 1000,
-      arguments: args,
+      arguments: call.args,
     });
   }
 
@@ -331,15 +362,7 @@ export class RelayConnection {
     const call = this.calls.get(id);
     if (call === undefined) return;
     this.calls.delete(id);
-    this.log(
-      call.tool,
-      call.caller,
-      call.role,
-      call.args,
-      outcome,
-      reason,
-      performance.now() - call.started,
-    );
+    this.log(call, outcome, reason, performance.now() - call.started);
   }
 
   /** A message from the server, on its way to Codex. */
@@ -349,9 +372,25 @@ export class RelayConnection {
     const secrets = this.secrets();
     const out: Record<string, unknown> = { ...m };
     for (const key of ['result', 'params', 'error'] as const) {
-      if (key in out) out[key] = maskDeep(out[key], secrets);
+      if (key in out) out[key] = maskAnswer(out[key], this.matcher(), secrets);
     }
-    if (id !== undefined && typeof m.method !== 'string') {
+    if (id !== undefined && typeof m.method === 'string') {
+      if (!SERVER_REQUESTS.has(m.method)) {
+        // a request of the server without a rule is answered here; Codex never sees it
+        this.drop(m.method, 'method-not-allowed');
+        void this.upstream?.transport
+          .send(
+            rpcRefusal(
+              id,
+              `codex-mmo does not pass '${this.clean(m.method)}' requests to Codex`,
+              METHOD_NOT_FOUND,
+            ),
+          )
+          .catch(() => undefined);
+        return;
+      }
+      this.serverRequests.set(id, m.method);
+    } else if (id !== undefined) {
       if (this.inits.delete(id) && isObject(out.result)) {
         const version = out.result.protocolVersion;
         if (typeof version === 'string') this.upstream?.transport.setProtocolVersion?.(version);
@@ -391,4 +430,9 @@ export class RelayConnection {
     const stderr = upstream.stderrText();
     if (stderr !== '') this.shared.stderr(this.route, maskSecrets(stderr, this.secrets()));
   }
+}
+
+/** A request's params without `_meta` (what Codex adds), as recorded. */
+function withoutMeta(params: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).filter(([key]) => key !== '_meta'));
 }

@@ -169,6 +169,7 @@ export class SessionGateway {
       const differs = input.process.roles.some(
         (role) => [...(roles[role] ?? [])].sort().join('\n') !== rootTools,
       );
+      const everyRole = input.process.roles.every((role) => roles[role] !== undefined);
       const token = this.hub.addRoute(
         {
           process: input.processId,
@@ -186,7 +187,7 @@ export class SessionGateway {
             credentials: this.options.credentials,
           },
           ...(roleOfThread !== undefined
-            ? { threads: { roleOf: roleOfThread, roles, differs } }
+            ? { threads: { roleOf: roleOfThread, roles, differs, everyRole } }
             : {}),
         },
         // a server the root role uses is started at once; Codex will ask for it

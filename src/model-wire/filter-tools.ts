@@ -3,13 +3,25 @@
  * reach the model as `{type:"namespace", name:"mcp__<server>", tools:[…]}` (a flat function
  * `mcp__<server>__<tool>` is read the same way): a server the role was not granted is removed
  * whole, `mmo_mesh` unless the role has spawn/control, every other MCP tool the role was not
- * granted is removed from its namespace. With no role (an unattributed request) every MCP
- * server is removed. Codex's own tools (shell, spawn_agent, …) are left as they are.
+ * granted is removed from its namespace. Codex's generic resource functions (which name any
+ * server of the process) stay only for a role that can reach some server's resources at the
+ * gateway. With no role (an unattributed request) every MCP server and resource function is
+ * removed. Codex's other tools (shell, spawn_agent, …) are left as they are.
  */
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
 import { modelSafeName, type WireRole } from './role-grants.js';
 
 const MCP_PREFIX = 'mcp__';
+
+/**
+ * The functions both supported Codex versions offer every thread to reach MCP resources of any
+ * configured server by name (`resources/list`, `resources/templates/list`, `resources/read`).
+ */
+export const RESOURCE_FUNCTIONS: ReadonlySet<string> = new Set([
+  'list_mcp_resources',
+  'list_mcp_resource_templates',
+  'read_mcp_resource',
+]);
 
 export interface FilteredTools {
   /** The request's new `tools` array. */
@@ -18,6 +30,8 @@ export interface FilteredTools {
   readonly removed: string[];
   /** Servers (and `mmo_mesh`) left in the request, with the tools left of each. */
   readonly kept: Record<string, string[]>;
+  /** Generic resource functions removed from the request. */
+  readonly functionsRemoved: string[];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -53,21 +67,28 @@ function allowed(role: WireRole | undefined, server: string, tool: string | unde
 
 /**
  * The request's `tools` narrowed to `role` (undefined: strip every MCP server). `servers` are the
- * process's server names, used to read namespace names back to servers.
+ * process's server names, used to read namespace names back to servers; `resources` says whether
+ * the role keeps the generic resource functions.
  */
 export function filterTools(
   tools: readonly unknown[],
   role: WireRole | undefined,
   servers: readonly string[],
+  resources = false,
 ): FilteredTools {
   const out: unknown[] = [];
   const removed: string[] = [];
+  const functionsRemoved: string[] = [];
   const kept: Record<string, string[]> = {};
   const keep = (server: string, tool: string): void => {
     (kept[server] ??= []).push(tool);
   };
   for (const tool of tools) {
     const name = isRecord(tool) && typeof tool.name === 'string' ? tool.name : undefined;
+    if (name !== undefined && RESOURCE_FUNCTIONS.has(name) && (role === undefined || !resources)) {
+      functionsRemoved.push(name);
+      continue;
+    }
     if (!isRecord(tool) || name === undefined || !name.startsWith(MCP_PREFIX)) {
       out.push(tool);
       continue;
@@ -99,5 +120,5 @@ export function filterTools(
     }
   }
   for (const [server, names] of Object.entries(kept)) kept[server] = [...new Set(names)].sort();
-  return { tools: out, removed, kept };
+  return { tools: out, removed, kept, functionsRemoved };
 }

@@ -33,7 +33,7 @@ import { narrowAgentTypes } from './agent-types.js';
 import { filterTools } from './filter-tools.js';
 import { describeMeshFor } from './mesh-offer.js';
 import { pointAtWire, providerRoute, upstreamOf, type ProviderRoute } from './provider-route.js';
-import { wireProcess, type WireProcess } from './role-grants.js';
+import { reachesResources, wireProcess, type WireProcess } from './role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
 import { wireIdentity } from './wire-request.js';
 
@@ -53,6 +53,8 @@ export interface WireRecord {
   readonly offered?: Readonly<Record<string, readonly string[]>>;
   /** Roles of the process removed from the request's `spawn_agent` agent types. */
   readonly agent_types_removed?: readonly string[];
+  /** Codex's generic resource functions removed from the request. */
+  readonly functions_removed?: readonly string[];
 }
 
 export interface ModelWireOptions {
@@ -284,7 +286,12 @@ export class ModelWire {
     const { attribution, entry, first } = this.threads.resolve(process.id, process.wire, identity);
     const role = attribution.ok ? attribution.role : undefined;
     const tools = Array.isArray(body.tools) ? body.tools : [];
-    const filtered = filterTools(tools, role, process.wire.servers);
+    const filtered = filterTools(
+      tools,
+      role,
+      process.wire.servers,
+      role !== undefined && reachesResources(process.wire, role),
+    );
     const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);
     const offered = describeMeshFor(agentTypes.tools, role);
     const thread = identity.threadId ?? null;
@@ -325,6 +332,9 @@ export class ModelWire {
         removed: filtered.removed,
         offered: filtered.kept,
         ...(agentTypes.dropped.length > 0 ? { agent_types_removed: agentTypes.dropped } : {}),
+        ...(filtered.functionsRemoved.length > 0
+          ? { functions_removed: filtered.functionsRemoved }
+          : {}),
       });
     }
     const out = Buffer.from(

@@ -70,3 +70,15 @@ export function wireProcess(
     servers: [...process.servers, ...(process.mesh ? [MESH_SERVER_NAME] : [])],
   };
 }
+
+/**
+ * Whether `role` can reach the resources of some server of its process at the gateway: Codex
+ * sends resource requests without the calling thread, so the gateway admits them only for a
+ * server granted to every role of the process — and such a server is granted to `role` too.
+ */
+export function reachesResources(process: WireProcess, role: WireRole): boolean {
+  const roles = Object.values(process.roles);
+  return Object.keys(role.tools).some((server) =>
+    roles.every((other) => other.tools[server] !== undefined),
+  );
+}

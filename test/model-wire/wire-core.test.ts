@@ -16,7 +16,11 @@ import {
   providerRoute,
   upstreamOf,
 } from '../../src/model-wire/provider-route.js';
-import type { WireProcess, WireRole } from '../../src/model-wire/role-grants.js';
+import {
+  reachesResources,
+  type WireProcess,
+  type WireRole,
+} from '../../src/model-wire/role-grants.js';
 import { ThreadRoles, attribute } from '../../src/model-wire/thread-roles.js';
 import { wireIdentity } from '../../src/model-wire/wire-request.js';
 
@@ -87,6 +91,37 @@ describe('filterTools', () => {
       ns('mcp__alpha', ['one']),
       ns('multi_agent_v1', ['spawn_agent']),
     ]);
+  });
+
+  it('keeps the generic resource functions only for a role that can reach some server', () => {
+    const generic = [
+      { type: 'function', name: 'list_mcp_resources' },
+      { type: 'function', name: 'list_mcp_resource_templates' },
+      { type: 'function', name: 'read_mcp_resource' },
+    ];
+    const tools = [...TOOLS, ...generic];
+    // alpha is granted to every role of the process: each of them reaches its resources
+    for (const name of ['lead', 'reviewer', 'twin'] as const) {
+      const wire = PROCESS.roles[name];
+      if (wire === undefined) throw new Error(name);
+      expect(reachesResources(PROCESS, wire)).toBe(true);
+      expect(filterTools(tools, wire, PROCESS.servers, true).tools).toEqual(
+        expect.arrayContaining(generic),
+      );
+    }
+    const mixed: WireProcess = {
+      ...PROCESS,
+      roles: { ...PROCESS.roles, scout: role('scout', {}) },
+    };
+    const lead = mixed.roles.lead;
+    const scout = mixed.roles.scout;
+    if (lead === undefined || scout === undefined) throw new Error('roles');
+    expect(reachesResources(mixed, lead)).toBe(false);
+    expect(reachesResources(mixed, scout)).toBe(false);
+    const narrowed = filterTools(tools, scout, mixed.servers, false);
+    expect(narrowed.functionsRemoved).toEqual(generic.map((g) => g.name));
+    expect(narrowed.tools).not.toEqual(expect.arrayContaining([generic[0]]));
+    expect(filterTools(tools, undefined, PROCESS.servers, true).functionsRemoved).toHaveLength(3);
   });
 
   it('strips every MCP server when the request has no role', () => {

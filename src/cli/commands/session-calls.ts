@@ -14,7 +14,7 @@ import { EXIT_OK, type CliIo } from '../io.js';
 const USAGE = `Usage: codex-mmo session calls ID [--follow] [--json]
 
 Show every Tool MCP call of a session, in order: time, calling process and role, thread (and
-parent thread for a native sub-agent), server, tool, outcome (ok, error, blocked, denied), the
+parent thread for a native sub-agent), server, tool (or the MCP method of another request), outcome (ok, error, blocked, denied), the
 reason of a refusal or failure, and its duration. Arguments are recorded only as size, digest
 and a masked preview; no credential value is ever recorded. ID may be a unique prefix.
 
@@ -32,7 +32,7 @@ function row(call: CallRecord): string[] {
     call.process,
     call.role ?? '-',
     call.server,
-    call.tool,
+    call.tool !== '' ? call.tool : (call.method ?? '-'),
     call.outcome,
     call.reason ?? '-',
     `${String(call.duration_ms)} ms`,
