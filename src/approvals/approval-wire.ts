@@ -58,6 +58,8 @@ export interface Refusal {
   readonly decision?: string;
   readonly peer_pid?: number;
   readonly peer_uid?: number;
+  /** Set when the peer runs in another PID namespace than the supervisor (a sandbox). */
+  readonly peer_sandboxed?: true;
 }
 
 const MESSAGES: Record<Refusal['code'], string> = {
@@ -86,5 +88,6 @@ export function refusal(code: Refusal['code'], value: unknown, peer?: UnixPeer):
     ...(decision !== undefined ? { decision } : {}),
     ...(peer?.pids[0] !== undefined ? { peer_pid: peer.pids[0] } : {}),
     ...(peer !== undefined ? { peer_uid: peer.uid } : {}),
+    ...(peer?.otherPidNamespace === true ? { peer_sandboxed: true as const } : {}),
   };
 }

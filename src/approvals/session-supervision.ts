@@ -46,6 +46,7 @@ function refusalText(r: Refusal): string {
     r.decision !== undefined ? `decision ${r.decision}` : undefined,
     r.peer_pid !== undefined ? `pid ${String(r.peer_pid)}` : undefined,
     r.peer_uid !== undefined ? `uid ${String(r.peer_uid)}` : undefined,
+    r.peer_sandboxed === true ? 'in a sandbox' : undefined,
   ].filter((t) => t !== undefined);
   return `${r.code}${tried.length > 0 ? ` (${tried.join(', ')})` : ''}`;
 }

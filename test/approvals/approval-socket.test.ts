@@ -154,6 +154,7 @@ describe('the approval socket', () => {
         ['unauthenticated', 'answer', 'approve'],
       ]);
       expect(refused[0]?.peer_pid).toBe(process.pid);
+      expect(refused[0]?.peer_sandboxed).toBeUndefined();
       expect(JSON.stringify(refused)).not.toContain(key.toString('base64url'));
     } finally {
       await socket.close();
@@ -174,7 +175,7 @@ describe('the approval socket', () => {
       });
       expect(reply).toMatchObject({ error: { code: 'sandboxed-caller' } });
       expect(queue.pending().map((p) => p.id)).toEqual(['a1']);
-      expect(refused.map((r) => r.code)).toEqual(['sandboxed-caller']);
+      expect(refused).toMatchObject([{ code: 'sandboxed-caller', peer_sandboxed: true }]);
     } finally {
       await socket.close();
     }
