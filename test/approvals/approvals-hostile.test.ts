@@ -50,6 +50,7 @@ interface ChannelsResult {
   guessedKey: Exchange;
   mesh: Exchange;
   gateway: Exchange;
+  wire?: { status: number; body: string }[];
 }
 
 const PROFILE = profileToml('hostile-approvals', 'lead', {
@@ -76,6 +77,9 @@ const attacked = new Promise<string>((resolve) => {
 
 function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]> {
   const step = request.toolOutputs.length;
+  if (request.userTexts.some((t) => t.includes('PLAIN'))) {
+    return [{ type: 'message', text: 'PLAIN-DONE' }];
+  }
   if (isRole(request, 'ROLE-WORKER')) {
     return step === 0
       ? [
@@ -174,8 +178,14 @@ describe('a hostile shell with network access against the control channels', () 
     const mesh = String(record.mesh_socket);
     const gateway = mesh.replace(/mesh\.sock$/, 'gateway.sock');
     const approvals = String(record.approvals_socket);
+    // the model wire's port (its per-process path stays in the home, which the shell cannot read)
+    const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
+    const wirePort = /http:\/\/127\.0\.0\.1:(\d+)\/p\/[0-9a-f]{32}/.exec(config)?.[1];
+    expect(wirePort, config).toBeDefined();
     startAttack(
-      [process.execPath, HOSTILE, dir, approvals, mesh, gateway].map((a) => `'${a}'`).join(' '),
+      [process.execPath, HOSTILE, dir, approvals, mesh, gateway, wirePort ?? '']
+        .map((a) => `'${a}'`)
+        .join(' '),
     );
     const output = await attacked;
     const line = output.split('\n').find((l) => l.startsWith('CHANNELS-RESULT '));
@@ -195,6 +205,10 @@ describe('a hostile shell with network access against the control channels', () 
     expect(result.mesh.replies.join('\n')).not.toContain('approval.requested');
     expect(result.gateway.connected).toBe(true);
     expect(codes(result.gateway)).toEqual(['refused']);
+
+    // the model wire answers only under a process's own path
+    expect(result.wire?.map((w) => w.status)).toEqual([404, 404]);
+    for (const w of result.wire ?? []) expect(w.body).toContain('unknown process');
 
     // the participant's call still waits, and never reached the server
     const still = await runInWorld(world, ['session', 'approvals', id, '--json']);
@@ -244,4 +258,25 @@ describe('a hostile shell with network access against the control channels', () 
     // the key is gone with the session
     expect(existsSync(join(dir, 'approvals.key'))).toBe(false);
   }, 240_000);
+
+  it('doctor and exec say, naming the role, that a full-access role leaves the channels unprotected', async () => {
+    const open = await makeWorld({
+      registry: echoServer('guarded', { tools: 'write!', approval: 'prompt' }),
+      profile: PROFILE.replace('permissions = "workspace-write"', 'permissions = "full-access"'),
+      modelUrl: model.baseUrl,
+    });
+    const doctor = await runInWorld(open, ['profile', 'doctor', open.packDir, '--json']);
+    const found = (
+      JSON.parse(doctor.stdout) as { diagnostics: { code: string; message: string }[] }
+    ).diagnostics.filter((d) => d.code === 'approval-channel-unprotected');
+    expect(found).toHaveLength(1);
+    expect(found[0]?.message).toContain('role `lead`');
+    const exec = await runInWorld(open, ['exec', open.packDir, 'PLAIN']);
+    expect(exec.code, exec.stderr).toBe(0);
+    expect(exec.stdout).toContain('PLAIN-DONE');
+    expect(exec.stderr).toMatch(/approval-channel-unprotected.*role `lead`/);
+    // the sandboxed profile gets no such warning
+    const sandboxed = await runInWorld(world, ['profile', 'doctor', world.packDir, '--json']);
+    expect(sandboxed.stdout).not.toContain('approval-channel-unprotected');
+  }, 120_000);
 });
