@@ -104,7 +104,9 @@ export class SessionSupervision {
       const more = refusals > MAX_REFUSALS_RECORDED;
       const fields: Record<string, unknown> = { ...r };
       delete fields.message;
-      queue.recordRefusal(more ? { code: r.code, more: 'later refusals are not recorded' } : fields);
+      queue.recordRefusal(
+        more ? { code: r.code, more: 'later refusals are not recorded' } : fields,
+      );
       events.append({
         process: 'supervisor',
         role: 'codex-mmo',

@@ -44,6 +44,8 @@ interface Exchange {
 
 interface ChannelsResult {
   key: string;
+  unlinkKey: string;
+  plant: string;
   listing: string;
   bareList: Exchange;
   bareAnswer: Exchange;
@@ -195,6 +197,9 @@ describe('a hostile shell with network access against the control channels', () 
     // the shell sees the key's name but cannot read it; it can connect to every socket
     expect(result.listing).toContain('approvals.key');
     expect(result.key).toMatch(/^E[A-Z]+$/);
+    // nor replace it, nor write beside it
+    expect(result.unlinkKey).toMatch(/^E[A-Z]+$/);
+    expect(result.plant).toMatch(/^E[A-Z]+$/);
     for (const attempt of [result.bareList, result.bareAnswer, result.guessedKey]) {
       expect(attempt.connected).toBe(true);
       expect(codes(attempt)).toEqual(['challenge', 'unauthenticated']);

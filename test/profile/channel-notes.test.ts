@@ -35,7 +35,9 @@ describe('unprotectedChannels', () => {
   });
 
   it('says nothing for sandboxed roles', () => {
-    const p = profile('lead', [role('lead', { permissions: 'workspace-write', grants: { c: {} } })]);
+    const p = profile('lead', [
+      role('lead', { permissions: 'workspace-write', grants: { c: {} } }),
+    ]);
     const { plan } = resolvePlan(p, defs);
     expect(unprotectedChannels(p, plan!)).toEqual([]);
   });
