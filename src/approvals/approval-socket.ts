@@ -59,9 +59,10 @@ export class ApprovalSocket {
   ): Promise<ApprovalSocket> {
     await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
     const sockets = new Set<Socket>();
+    const lookups = { refused: 0 };
     const server = await listenPrivateSocket(path, (socket) => {
       sockets.add(socket);
-      serve(queue, socket, options);
+      serve(queue, socket, options, lookups);
       socket.on('error', () => socket.destroy());
       socket.on('close', () => sockets.delete(socket));
     });
@@ -79,13 +80,25 @@ export class ApprovalSocket {
   }
 }
 
+/** Refused connections whose peer is looked up (each lookup runs `ss`); later ones are not. */
+const MAX_REFUSED_LOOKUPS = 64;
+
 /** One connection: a challenge, one proven request, one signed reply, then the end. */
-function serve(queue: ApprovalQueue, socket: Socket, options: ApprovalSocketOptions): void {
+function serve(
+  queue: ApprovalQueue,
+  socket: Socket,
+  options: ApprovalSocketOptions,
+  lookups: { refused: number },
+): void {
   const challenge = newNonce();
   let used = false;
   const peerOf = options.peerOf ?? unixPeer;
   const refuse = async (code: Refusal['code'], value: unknown): Promise<void> => {
-    const peer = await peerOf(socket).catch(() => undefined);
+    lookups.refused += 1;
+    const peer =
+      lookups.refused <= MAX_REFUSED_LOOKUPS
+        ? await peerOf(socket).catch(() => undefined)
+        : undefined;
     const refused = refusal(code, value, peer);
     options.onRefused?.(refused);
     socket.end(encodeLine({ error: { code, message: refused.message } }));
