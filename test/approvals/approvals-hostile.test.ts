@@ -35,6 +35,7 @@ import {
 } from '../session/world.js';
 
 const HOSTILE = join(REPO, 'test/fixtures/hostile/control-channels.mjs');
+const FAKE = join(REPO, 'test/fixtures/hostile/fake-approvals.mjs');
 
 interface Exchange {
   connected: boolean;
@@ -45,7 +46,7 @@ interface Exchange {
 interface ChannelsResult {
   key: string;
   unlinkKey: string;
-  plant: string;
+  overwriteKey: string;
   listing: string;
   bareList: Exchange;
   bareAnswer: Exchange;
@@ -70,12 +71,22 @@ function isRole(request: ModelRequest, marker: string): boolean {
 let model: ScriptedModel;
 let world: World;
 /** Resolves with the shell command once the test has seen the participant's request pending. */
-let attack: Promise<string>;
+let attack: Promise<string> = Promise.resolve('');
 let startAttack: (command: string) => void = () => undefined;
+let attacked: Promise<string> = Promise.resolve('');
 let attackOutput: (output: string) => void = () => undefined;
-const attacked = new Promise<string>((resolve) => {
-  attackOutput = resolve;
-});
+/** How long the attack's shell call waits before returning (a background attack returns soon). */
+let attackYieldMs = 60_000;
+
+function newAttack(yieldMs: number): void {
+  attackYieldMs = yieldMs;
+  attack = new Promise((resolve) => {
+    startAttack = resolve;
+  });
+  attacked = new Promise((resolve) => {
+    attackOutput = resolve;
+  });
+}
 
 function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]> {
   const step = request.toolOutputs.length;
@@ -109,7 +120,7 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
         {
           type: 'function_call',
           name: 'exec_command',
-          arguments: { cmd, login: false, yield_time_ms: 60_000 },
+          arguments: { cmd, login: false, yield_time_ms: attackYieldMs },
         },
       ]);
     case 2:
@@ -129,9 +140,6 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
 
 beforeAll(async () => {
   requireBuild();
-  attack = new Promise((resolve) => {
-    startAttack = resolve;
-  });
   model = await startScriptedModel(script);
   world = await makeWorld({
     registry: (root) =>
@@ -149,6 +157,19 @@ afterAll(async () => {
   await model.close();
 });
 
+/** The id of the world's session once its participant's request waits in the queue. */
+async function pendingSession(w: World): Promise<string> {
+  let id = '';
+  await waitFor(async () => {
+    const listed = await runInWorld(w, ['session', 'list', '--json']);
+    id = (JSON.parse(listed.stdout) as { sessions: { id: string }[] }).sessions[0]?.id ?? '';
+    if (id === '') return false;
+    const out = await runInWorld(w, ['session', 'approvals', id, '--json']);
+    return (JSON.parse(out.stdout) as { approvals: unknown[] }).approvals.length > 0;
+  }, 90_000);
+  return id;
+}
+
 function codes(exchange: Exchange): string[] {
   return exchange.replies.map((line) => {
     const value = JSON.parse(line) as Record<string, unknown>;
@@ -162,6 +183,7 @@ function codes(exchange: Exchange): string[] {
 
 describe('a hostile shell with network access against the control channels', () => {
   it('is refused everywhere; the request waits for the person outside, who answers it', async () => {
+    newAttack(60_000);
     const exec = startInWorld(world, ['exec', world.packDir, 'SPAWN', '--approval-timeout', '120']);
     let pending: { id: string; process: string }[] = [];
     let id = '';
@@ -197,9 +219,9 @@ describe('a hostile shell with network access against the control channels', () 
     // the shell sees the key's name but cannot read it; it can connect to every socket
     expect(result.listing).toContain('approvals.key');
     expect(result.key).toMatch(/^E[A-Z]+$/);
-    // nor replace it, nor write beside it
+    // nor remove or overwrite it
     expect(result.unlinkKey).toMatch(/^E[A-Z]+$/);
-    expect(result.plant).toMatch(/^E[A-Z]+$/);
+    expect(result.overwriteKey).toMatch(/^E[A-Z]+$/);
     for (const attempt of [result.bareList, result.bareAnswer, result.guessedKey]) {
       expect(attempt.connected).toBe(true);
       expect(codes(attempt)).toEqual(['challenge', 'unauthenticated']);
@@ -284,4 +306,40 @@ describe('a hostile shell with network access against the control channels', () 
     const sandboxed = await runInWorld(world, ['profile', 'doctor', world.packDir, '--json']);
     expect(sandboxed.stdout).not.toContain('approval-channel-unprotected');
   }, 120_000);
+
+  it('cannot pass off an answer by taking the socket’s place: the CLI refuses an unproven reply', async () => {
+    newAttack(1_000);
+    // the state directory of these tests lies under /tmp, a writable root of workspace-write
+    const w = await makeWorld({
+      registry: (root) =>
+        echoServer('guarded', {
+          tools: 'write!',
+          approval: 'prompt',
+          args: ['--call-log', join(root, 'guarded-calls.jsonl')],
+        }),
+      profile: PROFILE,
+      modelUrl: model.baseUrl,
+    });
+    const exec = startInWorld(w, ['exec', w.packDir, 'SPAWN', '--approval-timeout', '30']);
+    const id = await pendingSession(w);
+    const { dir, record } = await onlySession(w);
+    const ready = join(w.workDir, 'FAKE-READY');
+    startAttack(
+      [process.execPath, FAKE, String(record.approvals_socket), ready]
+        .map((a) => `'${a}'`)
+        .join(' '),
+    );
+    await waitFor(() => existsSync(ready), 90_000);
+    const approved = await runInWorld(w, ['session', 'approve', id, 'a1']);
+    expect(approved.code).toBe(1);
+    expect(approved.stderr).toContain("did not prove it holds this session's approval key");
+    const listed = await runInWorld(w, ['session', 'approvals', id, '--json']);
+    expect(listed.stdout).not.toContain('operator');
+    const done = await exec.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(existsSync(join(w.root, 'guarded-calls.jsonl'))).toBe(false);
+    const records = await readFile(join(dir, 'approvals.jsonl'), 'utf8');
+    expect(records).toMatch(/"type":"answered"[^\n]*"decision":"deny"[^\n]*"how":"timeout"/);
+    expect(records).not.toContain('operator');
+  }, 240_000);
 });
