@@ -3,9 +3,9 @@
  * a short private path when that would be too long) on which the supervising process answers
  * one `list` or `answer` request per connection. The model's shell runs as the same OS user and,
  * with network on, can connect; so a request counts only with a proof of the session's approval
- * key (approval-auth) and from a process outside the session's sandboxes (another PID namespace
- * is refused). Who answered comes from the connection's peer, never from the message; anything
- * else is refused and reported. The client side is `askSupervisor` (approval-client).
+ * key (approval-auth), and an answer only from a process outside the session's sandboxes
+ * (another PID namespace is refused). Who answered comes from the connection's peer, never from
+ * the message; anything else is refused and reported. The client side is `askSupervisor` (approval-client).
  */
 import { mkdir, unlink } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
@@ -119,12 +119,14 @@ function serve(
           await refuse('unauthenticated', parsed(body));
           return;
         }
-        const peer = await peerOf(socket).catch(() => undefined);
+        const request = parsed(body);
+        // an answer is recorded with its peer; a list (polled by the CLI) needs the key only
+        const peer = isAnswer(request) ? await peerOf(socket).catch(() => undefined) : undefined;
         if (peer?.otherPidNamespace === true) {
-          await refuse('sandboxed-caller', parsed(body));
+          await refuse('sandboxed-caller', request);
           return;
         }
-        const reply: SocketReply = handleRequest(queue, parsed(body), peer?.user ?? options.owner);
+        const reply: SocketReply = handleRequest(queue, request, peer?.user ?? options.owner);
         const text = JSON.stringify(reply);
         const proof = replyProof(options.key, challenge, nonce, text);
         if (!socket.destroyed) socket.end(encodeLine({ body: text, proof }));
@@ -137,6 +139,14 @@ function serve(
     decoder.push(chunk);
   });
   socket.write(encodeLine({ challenge }));
+}
+
+function isAnswer(request: unknown): boolean {
+  return (
+    typeof request === 'object' &&
+    request !== null &&
+    (request as Record<string, unknown>).method === 'answer'
+  );
 }
 
 function parsed(body: string): unknown {
