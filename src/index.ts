@@ -537,10 +537,18 @@ export {
 export {
   ApprovalSocket,
   approvalSocketPath,
-  askSupervisor,
+  type ApprovalSocketOptions,
+  type Refusal,
   type SocketReply,
   type SocketRequest,
 } from './approvals/approval-socket.js';
+export { askSupervisor } from './approvals/approval-client.js';
+export {
+  APPROVAL_KEY_FILE,
+  approvalKeyPath,
+  readApprovalKey,
+  writeApprovalKey,
+} from './approvals/approval-auth.js';
 export { describeApprovalRequest, MAX_ARGUMENT_CHARS } from './approvals/describe-request.js';
 export { queuePolicy, type PolicyScope } from './approvals/approval-policy.js';
 export { SessionSupervision, type SupervisionOptions } from './approvals/session-supervision.js';

@@ -3,7 +3,8 @@
  * (`ask` resolves with the answer), people answer through `answer` (at most once per request),
  * an unanswered request is denied when its time is up, and `close` denies everything still
  * pending (the session is ending). Every request and every answer is appended to
- * `<session>/approvals.jsonl`; listeners hear of both (the session's event log is one).
+ * `<session>/approvals.jsonl` (and the callers its socket refused); listeners hear of requests
+ * and answers (the session's event log is one).
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -121,6 +122,11 @@ export class ApprovalQueue {
       this.settle(id, 'deny', SUPERVISOR_USER, 'session-ended', reason);
     }
     return this.chain;
+  }
+
+  /** Records a connection the approval socket refused (nothing secret in `fields`). */
+  recordRefusal(fields: Readonly<Record<string, unknown>>): void {
+    this.record({ type: 'refused', ...fields });
   }
 
   /** Settles once every record written so far is on disk. */

@@ -1,9 +1,13 @@
 /**
- * What a session's supervising process keeps for people: the approval queue with its socket, and
- * the event log. It hands each driven Codex process an answer policy that sends approvals to the
- * queue, turns app-server notifications and queue activity into events, and on `close` denies
- * whatever is still pending before the socket goes away (fail closed).
+ * What a session's supervising process keeps for people: the approval queue with its socket (and
+ * the socket's key, written 0600 into the session directory, which the sandboxes cannot read),
+ * and the event log. It hands each driven Codex process an answer policy that sends approvals to
+ * the queue, turns app-server notifications and queue activity into events, records callers the
+ * socket refused, and on `close` denies whatever is still pending before the socket and its key
+ * go away (fail closed).
  */
+import { userInfo } from 'node:os';
+
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
 import { EventLog } from '../events/event-log.js';
@@ -11,7 +15,19 @@ import { eventsOfNotification } from '../events/notification-events.js';
 import type { EventInput } from '../events/session-event.js';
 import { queuePolicy } from './approval-policy.js';
 import { ApprovalQueue } from './approval-queue.js';
-import { ApprovalSocket } from './approval-socket.js';
+import { approvalKeyPath, removeApprovalKey, writeApprovalKey } from './approval-auth.js';
+import { ApprovalSocket, type Refusal } from './approval-socket.js';
+
+/** Refused callers recorded per session; later ones are counted, not recorded one by one. */
+const MAX_REFUSALS_RECORDED = 50;
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
 
 export interface SupervisionOptions {
   readonly session: string;
@@ -20,6 +36,19 @@ export interface SupervisionOptions {
   readonly timeoutSec: number;
   /** Values masked in every event and every request shown to people. */
   readonly secrets: readonly string[];
+  /** The OS user running the session (default: this process's). */
+  readonly owner?: string;
+}
+
+function refusalText(r: Refusal): string {
+  const tried = [
+    r.method !== undefined ? `method ${r.method}` : undefined,
+    r.decision !== undefined ? `decision ${r.decision}` : undefined,
+    r.peer_pid !== undefined ? `pid ${String(r.peer_pid)}` : undefined,
+    r.peer_uid !== undefined ? `uid ${String(r.peer_uid)}` : undefined,
+    r.peer_sandboxed === true ? 'in a sandbox' : undefined,
+  ].filter((t) => t !== undefined);
+  return `${r.code}${tried.length > 0 ? ` (${tried.join(', ')})` : ''}`;
 }
 
 export class SessionSupervision {
@@ -28,6 +57,7 @@ export class SessionSupervision {
     readonly events: EventLog,
     private readonly socket: ApprovalSocket,
     private readonly secrets: readonly string[],
+    private readonly dir: string,
   ) {}
 
   static async start(options: SupervisionOptions): Promise<SessionSupervision> {
@@ -67,8 +97,31 @@ export class SessionSupervision {
         });
       },
     });
-    const socket = await ApprovalSocket.listen(queue, options.socketPath);
-    return new SessionSupervision(queue, events, socket, options.secrets);
+    let refusals = 0;
+    const onRefused = (r: Refusal): void => {
+      refusals += 1;
+      if (refusals > MAX_REFUSALS_RECORDED + 1) return;
+      const more = refusals > MAX_REFUSALS_RECORDED;
+      const fields: Record<string, unknown> = { ...r };
+      delete fields.message;
+      queue.recordRefusal(
+        more ? { code: r.code, more: 'later refusals are not recorded' } : fields,
+      );
+      events.append({
+        process: 'supervisor',
+        role: 'codex-mmo',
+        type: 'approval.refused',
+        ...(r.request !== undefined ? { approval: r.request } : {}),
+        text: more ? `${r.code}; later refusals are not recorded` : refusalText(r),
+      });
+    };
+    const key = await writeApprovalKey(approvalKeyPath(options.dir));
+    const socket = await ApprovalSocket.listen(queue, options.socketPath, {
+      key,
+      owner: options.owner ?? osUser(),
+      onRefused,
+    });
+    return new SessionSupervision(queue, events, socket, options.secrets, options.dir);
   }
 
   get socketPath(): string {
@@ -94,10 +147,11 @@ export class SessionSupervision {
     this.events.append(input);
   }
 
-  /** Denies everything pending, closes the socket and waits for the records to be written. */
+  /** Denies everything pending, closes the socket, removes its key and waits for the records to be written. */
   async close(reason = 'the session ended'): Promise<void> {
     await this.queue.close(reason);
     await this.socket.close();
+    await removeApprovalKey(approvalKeyPath(this.dir));
     await this.events.flushed();
     await this.queue.flushed();
   }

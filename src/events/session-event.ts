@@ -16,7 +16,9 @@ export type SessionEventType =
   | 'command'
   | 'file_change'
   | 'approval.requested'
-  | 'approval.answered';
+  | 'approval.answered'
+  /** A caller the approval socket refused (no proof of the session's key, or sandboxed). */
+  | 'approval.refused';
 
 export interface SessionEvent {
   readonly time: string;

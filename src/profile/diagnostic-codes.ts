@@ -202,6 +202,11 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     meaning:
       'a read-only role has tools that run without approval: permissions do not constrain MCP',
   },
+  'approval-channel-unprotected': {
+    severity: 'warning',
+    meaning:
+      'a full-access role has no sandbox: the approval key and the mesh and gateway tokens are readable',
+  },
   'network-access-not-mcp': {
     severity: 'info',
     meaning: 'network_access = false does not stop Codex from reaching an HTTP MCP server',

@@ -12,6 +12,7 @@ import {
 } from '../codex/codex-versions.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { RESERVED_SERVER_ID } from '../registry/types.js';
+import { unprotectedChannels } from './channel-notes.js';
 import { keyLocation, type KeyLocation, type KeyPath } from '../toml/key-positions.js';
 import type { PlanSource } from './resolve-plan.js';
 import type { ProfileData, ResolvedPlan } from './types.js';
@@ -58,7 +59,8 @@ export function serverNameCollisions(
 /**
  * `unapproved-mcp-tools` (info) for a read-only role granted tools that run without approval
  * (`approve`), `network-access-not-mcp` (info) for a role without shell networking that is
- * granted a Streamable HTTP server, and `server-name-collision` (see `serverNameCollisions`).
+ * granted a Streamable HTTP server, `server-name-collision` (see `serverNameCollisions`) and
+ * `approval-channel-unprotected` (see `unprotectedChannels`).
  */
 export function securityNotes(
   profile: ProfileData,
@@ -66,7 +68,10 @@ export function securityNotes(
   source?: PlanSource,
   codex: CodexVersionFacts = NEWEST_CODEX,
 ): Diagnostic[] {
-  const out: Diagnostic[] = serverNameCollisions(profile, plan, source, codex);
+  const out: Diagnostic[] = [
+    ...serverNameCollisions(profile, plan, source, codex),
+    ...unprotectedChannels(profile, plan, source),
+  ];
   const at = (path: KeyPath): KeyLocation => keyLocation(source?.file, source?.positions, path);
   for (const role of Object.values(profile.agents)) {
     const resolved = plan.roles[role.name];

@@ -14,6 +14,7 @@ import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { meshLaunchFor } from '../mesh/mesh-command.js';
 import type { Environment } from '../paths/directories.js';
+import { unprotectedChannels } from '../profile/channel-notes.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
@@ -156,6 +157,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
       );
     }
   }
+  diagnostics.push(...unprotectedChannels(stored.snapshot.profile, plan));
   const rendered = renderProcess(stored.snapshot, plan, rootRole, {
     home: input.home,
     mesh: meshLaunchFor(input.cli, input.sessionDir, rootRole),

@@ -1,7 +1,7 @@
 /**
  * The approval queue on its own: ids, expiry, answered at most once, timeouts, denial of what is
- * pending on close, the records it appends to approvals.jsonl; the socket that same-user CLI
- * processes reach it through (mode 0600); and the request descriptions (masked arguments).
+ * pending on close, the records it appends to approvals.jsonl; and the request descriptions
+ * (masked arguments). The socket in front of it is tested in approval-socket.test.ts.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { ApprovalQueue } from '../../src/approvals/approval-queue.js';
-import { ApprovalSocket, askSupervisor } from '../../src/approvals/approval-socket.js';
 import type { ApprovalAsk } from '../../src/approvals/approval-types.js';
 import { describeApprovalRequest } from '../../src/approvals/describe-request.js';
 import { tmpDir } from '../helpers/tmp.js';
@@ -75,41 +74,6 @@ describe('ApprovalQueue', () => {
     expect(await b).toMatchObject({ decision: 'deny', how: 'session-ended' });
     expect(await queue.ask(ASK)).toMatchObject({ decision: 'deny', how: 'session-ended' });
     expect(queue.pending()).toEqual([]);
-  });
-});
-
-describe('ApprovalSocket', () => {
-  it('lists and answers over a private Unix socket', async () => {
-    const dir = await tmpDir('codex-mmo-sock-');
-    const queue = new ApprovalQueue({ session: 's1', timeoutSec: 60 });
-    const socket = await ApprovalSocket.listen(queue, join(dir, 'approvals.sock'));
-    try {
-      expect((await stat(socket.path)).mode & 0o777).toBe(0o600);
-      const answer = queue.ask(ASK);
-      const listed = await askSupervisor(socket.path, { method: 'list' });
-      expect('approvals' in listed && listed.approvals.map((a) => a.id)).toEqual(['a1']);
-      const reply = await askSupervisor(socket.path, {
-        method: 'answer',
-        request: 'a1',
-        decision: 'deny',
-        user: 'alice',
-        reason: 'no',
-      });
-      expect(reply).toMatchObject({ answer: { decision: 'deny', by: 'alice', reason: 'no' } });
-      expect(await answer).toMatchObject({ decision: 'deny', how: 'cli' });
-      const again = await askSupervisor(socket.path, {
-        method: 'answer',
-        request: 'a1',
-        decision: 'approve',
-        user: 'alice',
-      });
-      expect(again).toMatchObject({ error: { code: 'answered' } });
-      const bad = await askSupervisor(socket.path, { method: 'nope' } as never);
-      expect(bad).toMatchObject({ error: { code: 'invalid' } });
-    } finally {
-      await socket.close();
-    }
-    await expect(askSupervisor(socket.path, { method: 'list' })).rejects.toThrow(/cannot reach/);
   });
 });
 

@@ -1,10 +1,9 @@
 /**
  * `codex-mmo session approve ID REQUEST` and `session deny ID REQUEST [--reason TEXT]`: answer
  * one pending approval request of a running session. The answer is recorded in the session with
- * the OS user who gave it and when; a request is answered at most once.
+ * the OS user of this process, as the supervisor sees the connection, and when; a request is
+ * answered at most once.
  */
-import { userInfo } from 'node:os';
-
 import type { ApprovalDecision } from '../../approvals/approval-types.js';
 import { answerSessionApproval } from '../../approvals/session-approvals.js';
 import { locateSession } from '../../session/session-store.js';
@@ -23,14 +22,6 @@ Deny one pending approval request of a running session: the tool call, command o
 made and the model is told it was declined. Recorded with your OS user name, the time and the
 reason. ID may be a unique prefix.`;
 
-function osUser(io: CliIo): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return io.env.USER ?? io.env.LOGNAME ?? 'unknown';
-  }
-}
-
 export async function answer(
   decision: ApprovalDecision,
   args: readonly string[],
@@ -46,7 +37,7 @@ export async function answer(
   const [id = '', request = ''] = cmd.positionals;
   const dir = await locateSession(cmd.dirs.stateDir, id);
   const reason = typeof cmd.values.reason === 'string' ? cmd.values.reason : undefined;
-  const outcome = await answerSessionApproval(dir, request, decision, osUser(io), reason);
+  const outcome = await answerSessionApproval(dir, request, decision, reason);
   if (!outcome.ok) return printFailure(io, cmd.json, [outcome.diagnostic]);
   if (cmd.json) {
     printJson(io, { ok: true, request: outcome.request, answer: outcome.answer });
