@@ -176,7 +176,12 @@ export class SessionGateway {
           server,
           definition,
           gate: {
-            allowed: new Set(grant?.enabled_tools ?? []),
+            // with per-thread checks the process offers what any of its roles is granted
+            allowed: new Set(
+              roleOfThread !== undefined
+                ? Object.values(roles).flatMap((tools) => [...tools])
+                : (grant?.enabled_tools ?? []),
+            ),
             ...(pins !== undefined ? { pins } : {}),
           },
           launch: {
