@@ -7,6 +7,7 @@
  */
 import type { CallReason, CallRecord } from '../gateway/call-record.js';
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
+import { modelSafeName } from '../model-wire/role-grants.js';
 import type { ResolvedPlan } from '../profile/types.js';
 import type { AnswerChannel } from './approval-types.js';
 
@@ -43,7 +44,9 @@ export function approvalGate(
     },
     may(role, server, tool) {
       if (server === MESH_SERVER_NAME) return true;
-      return plan.roles[role]?.grants[server]?.enabled_tools.includes(tool) === true;
+      // Codex names the tool as the server does; a model-safe spelling is accepted as well
+      const granted = plan.roles[role]?.grants[server]?.enabled_tools ?? [];
+      return granted.some((t) => t === tool || modelSafeName(t) === tool);
     },
     record,
   };
