@@ -17,6 +17,7 @@ import { SessionSupervision } from '../approvals/session-supervision.js';
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 import { refusedEvent, unofferedRecord } from './refused-calls.js';
+import type { ServerNotification } from '../codex/app-server-protocol.js';
 import { approvalGate } from '../approvals/approval-gate.js';
 
 import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
@@ -245,6 +246,12 @@ export async function launchSession(
     gateway.hub.recordCall(unofferedRecord(call));
   });
   threadRoles.wire = wire;
+  // events of a native role's thread are that role's
+  const threadRole = (process: string, root: string, n: ServerNotification): string => {
+    const thread = n.params.threadId;
+    const seen = typeof thread === 'string' ? wire.roleOfThread(thread) : undefined;
+    return seen?.process === process && seen.role !== null ? seen.role : root;
+  };
   // an approval is the calling thread's role's, and refused unasked outside that role's grant
   const gate = approvalGate(
     context.plan,
@@ -279,7 +286,7 @@ export async function launchSession(
       approvalsFor: (participant, role, secrets) =>
         supervision.policyFor(participant, role, secrets, gate),
       onNotification: (participant, role, n) => {
-        supervision.notification(participant, role, n);
+        supervision.notification(participant, threadRole(participant, role, n), n);
       },
       // an interactive root's mmo_mesh puts participants' requests to the person at the TUI
       ...(plan.record.mode === 'run'
@@ -395,7 +402,7 @@ export async function launchSession(
         secrets,
         approvals: supervision.policyFor('root', plan.rootRole, secrets, gate),
         onNotification: (n) => {
-          supervision.notification('root', plan.rootRole, n);
+          supervision.notification('root', threadRole('root', plan.rootRole, n), n);
         },
         onStderr,
       });

@@ -23,6 +23,7 @@ import {
   profileToml,
   requireBuild,
   runInWorld,
+  startCli,
   type World,
 } from '../session/world.js';
 
@@ -109,7 +110,13 @@ beforeAll(async () => {
     profile: PROFILE,
     modelUrl: model.baseUrl,
   });
-  result = await runInWorld(world, ['exec', world.packDir, 'lead the work']);
+  // six threads one after another: give a loaded machine time
+  result = await startCli(
+    ['exec', world.packDir, 'lead the work', ...world.dirArgs],
+    world.env,
+    world.workDir,
+    280_000,
+  ).done;
 }, 300_000);
 
 afterAll(async () => {
