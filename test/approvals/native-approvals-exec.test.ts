@@ -26,15 +26,22 @@ import {
   profileToml,
   requireBuild,
   runInWorld,
-  startInWorld,
+  startCli,
   waitFor,
   type CliRun,
+  type RunningCli,
   type World,
 } from '../session/world.js';
 
 const PROFILE = profileToml('native-approvals', 'lead', {
   lead: { natives: ['aide'], grants: { notes: {} } },
   aide: { grants: { guarded: {} } },
+});
+
+/** A participant `worker` whose request waits while the session ends. */
+const WITH_WORKER = profileToml('participant-approvals', 'lead', {
+  lead: { spawn: ['worker'], control: ['worker'] },
+  worker: { grants: { guarded: {} } },
 });
 
 const call = (namespace: string, name: string, args: Record<string, unknown>): ScriptedItem => ({
@@ -51,6 +58,14 @@ let releaseLead: () => void = () => undefined;
 
 function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]> {
   const step = request.toolOutputs.length;
+  if (request.developerTexts.some((t) => t.includes('ROLE-WORKER'))) {
+    return [call('mcp__guarded', 'write', { text: 'worker-write' })];
+  }
+  if (request.userTexts.some((t) => t.includes('SPAWN'))) {
+    if (step === 0)
+      return [call('mcp__mmo_mesh', 'spawn_participant', { role: 'worker', task: 'go' })];
+    return [call('mcp__mmo_mesh', 'wait_participant', { participant: 'worker-1' })];
+  }
   if (isAide(request)) {
     if (step === 0) return [call('mcp__guarded', 'write', { text: 'aide-write' })];
     // a tool no thread of the process has (Codex answers it itself)
@@ -88,7 +103,17 @@ afterAll(async () => {
   await model.close();
 });
 
-async function newWorld(): Promise<World> {
+/** `codex-mmo exec PACK PROMPT` in `world`, with time for a loaded machine. */
+function execIn(world: World, prompt: string): RunningCli {
+  return startCli(
+    ['exec', world.packDir, prompt, ...world.dirArgs],
+    world.env,
+    world.workDir,
+    240_000,
+  );
+}
+
+async function newWorld(profile = PROFILE): Promise<World> {
   return makeWorld({
     registry: (root) =>
       echoServer('guarded', {
@@ -96,7 +121,7 @@ async function newWorld(): Promise<World> {
         approval: 'prompt',
         args: ['--call-log', join(root, 'guarded-calls.jsonl')],
       }) + echoServer('notes', { tools: 'read' }),
-    profile: PROFILE,
+    profile,
     modelUrl: model.baseUrl,
   });
 }
@@ -159,7 +184,7 @@ describe("a native role's approvals", () => {
 
   beforeAll(async () => {
     world = await newWorld();
-    const exec = startInWorld(world, ['exec', world.packDir, 'DENY it']);
+    const exec = execIn(world, 'DENY it');
     id = await sessionId(world);
     approval = await pending(world, id);
     const denied = await runInWorld(world, ['session', 'deny', id, approval.id, '--reason', 'no']);
@@ -233,14 +258,15 @@ describe("a native role's approvals", () => {
 
 describe('ending the session while a native role waits for approval', () => {
   async function endWith(
-    end: (world: World, id: string, exec: ReturnType<typeof startInWorld>) => Promise<void>,
+    end: (world: World, id: string, exec: RunningCli) => Promise<void>,
     prompt = 'HOLD',
+    role = 'aide',
   ): Promise<{ world: World; id: string; result: CliRun }> {
-    const world = await newWorld();
-    const exec = startInWorld(world, ['exec', world.packDir, prompt]);
+    const world = await newWorld(role === 'aide' ? PROFILE : WITH_WORKER);
+    const exec = execIn(world, prompt);
     const id = await sessionId(world);
     const waiting = await pending(world, id);
-    expect(waiting.role).toBe('aide');
+    expect(waiting.role).toBe(role);
     await end(world, id, exec);
     return { world, id, result: await exec.done };
   }
@@ -290,6 +316,18 @@ describe('ending the session while a native role waits for approval', () => {
       exec.kill('SIGTERM');
       return Promise.resolve();
     });
+    await expectClean(world, id, result, 'stopped', 1);
+  }, 180_000);
+
+  it("session stop while a participant's request waits", async () => {
+    const { world, id, result } = await endWith(
+      async (w, sid) => {
+        const stopped = await runInWorld(w, ['session', 'stop', sid]);
+        expect(stopped.code, stopped.stderr).toBe(0);
+      },
+      'SPAWN',
+      'worker',
+    );
     await expectClean(world, id, result, 'stopped', 1);
   }, 180_000);
 
