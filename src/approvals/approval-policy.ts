@@ -1,9 +1,13 @@
 /**
  * The answer policy codex-mmo gives every Codex process it drives through `codex app-server`:
  * approvals go to the session's queue and wait there for a person (or the timeout); anything
- * else a process asks its client (a server's own form, a tool's input request) is declined.
+ * else a process asks its client (a server's own form, a tool's input request) is declined. A
+ * request is the calling thread's role's: one for a tool outside that role's grant is refused
+ * before anyone is asked, and refused or denied tool calls are recorded as calls.
  */
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
+import type { CallReason } from '../gateway/call-record.js';
+import { denialReason, type ApprovalGate } from './approval-gate.js';
 import type { ApprovalQueue } from './approval-queue.js';
 import { describeApprovalRequest } from './describe-request.js';
 
@@ -13,13 +17,48 @@ export interface PolicyScope {
   readonly role: string;
   /** Values masked in what is shown to people. */
   readonly secrets: readonly string[];
+  /** The calling thread's role and grants; without it every request is the process root's. */
+  readonly gate?: ApprovalGate;
 }
 
 export function queuePolicy(queue: ApprovalQueue, scope: PolicyScope): ApprovalPolicy {
   return async (request) => {
     const described = describeApprovalRequest(request, scope.secrets);
     if (described === undefined) return 'decline';
-    const answer = await queue.ask({ process: scope.process, role: scope.role, ...described });
-    return answer.decision === 'approve' ? 'accept' : 'decline';
+    const gate = scope.gate;
+    const thread = described.thread;
+    const seen =
+      gate !== undefined && thread !== undefined ? gate.roleOf(scope.process, thread) : undefined;
+    const role = seen === undefined ? scope.role : seen;
+    const { server, tool } = described;
+    const toolCall =
+      described.kind === 'mcp_tool_call' && server !== undefined && tool !== undefined;
+    const refuse = (reason: CallReason): void => {
+      if (gate === undefined || !toolCall) return;
+      gate.record({
+        time: new Date().toISOString(),
+        process: scope.process,
+        role,
+        thread: thread ?? null,
+        parent_thread: null,
+        server,
+        tool,
+        outcome: 'denied',
+        reason,
+        duration_ms: 0,
+      });
+    };
+    if (toolCall && gate !== undefined && (role === null || !gate.may(role, server, tool))) {
+      refuse('tool-not-granted-to-role');
+      return 'decline';
+    }
+    const answer = await queue.ask({
+      process: scope.process,
+      role: role ?? scope.role,
+      ...described,
+    });
+    if (answer.decision === 'approve') return 'accept';
+    refuse(denialReason(answer.how));
+    return 'decline';
   };
 }

@@ -13,6 +13,7 @@ import type { ServerNotification } from '../codex/app-server-protocol.js';
 import { EventLog } from '../events/event-log.js';
 import { eventsOfNotification } from '../events/notification-events.js';
 import type { EventInput } from '../events/session-event.js';
+import type { ApprovalGate } from './approval-gate.js';
 import { queuePolicy } from './approval-policy.js';
 import { ApprovalQueue } from './approval-queue.js';
 import { approvalKeyPath, removeApprovalKey, writeApprovalKey } from './approval-auth.js';
@@ -129,12 +130,18 @@ export class SessionSupervision {
   }
 
   /** The answer policy of one driven process (`root` or a participant id). */
-  policyFor(process: string, role: string, secrets: readonly string[] = []): ApprovalPolicy {
+  policyFor(
+    process: string,
+    role: string,
+    secrets: readonly string[] = [],
+    gate?: ApprovalGate,
+  ): ApprovalPolicy {
     this.events.addSecrets(secrets);
     return queuePolicy(this.queue, {
       process,
       role,
       secrets: [...this.secrets, ...secrets],
+      ...(gate !== undefined ? { gate } : {}),
     });
   }
 

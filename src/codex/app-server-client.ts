@@ -320,27 +320,36 @@ export class AppServerClient {
     }
   }
 
+  /**
+   * Answers one request of the server. An answer that comes after the app-server has ended (the
+   * session stopped while a person was being asked) has nobody left to go to and is dropped.
+   */
   private async answer(request: ServerRequest): Promise<void> {
+    let reply: WireMessage;
     try {
       const decision = await (this.options.approvals?.(request) ?? 'decline');
       const result =
         typeof decision === 'string'
           ? approvalResult(request, decision === 'accept')
           : decision.result;
-      if (result === undefined) {
-        this.write({
-          id: request.id,
-          error: { code: -32601, message: `unsupported ${request.method}` },
-        });
-      } else {
-        this.write({ id: request.id, result });
-      }
+      reply =
+        result === undefined
+          ? { id: request.id, error: { code: -32601, message: `unsupported ${request.method}` } }
+          : { id: request.id, result };
     } catch (error) {
-      this.write({
+      reply = {
         id: request.id,
         error: { code: -32603, message: error instanceof Error ? error.message : String(error) },
-      });
+      };
     }
+    if (this.running) this.write(reply);
+  }
+
+  /** True while the app-server can still be written to. */
+  private get running(): boolean {
+    return (
+      this.exit === undefined && !this.child.stdin.destroyed && !this.child.stdin.writableEnded
+    );
   }
 
   private write(message: WireMessage): void {

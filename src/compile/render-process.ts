@@ -30,6 +30,7 @@ import {
 import { SESSION_MARKER_ENV } from '../process/session-marker.js';
 import { MESH_TOKEN_ENV, type MeshLaunch, type RenderedHome, type RenderOptions } from './types.js';
 import { nativeDepth } from './native-depth.js';
+import { processGrant, rolesNarrowedOnWire } from './process-grant.js';
 
 /** Codex's approval policy for a directory that is not marked untrusted (measured 0.149, 0.171). */
 export const DEFAULT_APPROVAL_POLICY = 'on-request';
@@ -173,13 +174,17 @@ function roleSettings(role: RoleSpec, options: RenderOptions, into: TomlTable): 
   sandboxSettings(role.permissions, role.network_access, options.boundary?.deny, into);
 }
 
-/** The `[mcp_servers]` of one role of a process: every server of the process, that role's grants. */
+/**
+ * The `[mcp_servers]` of one layer of a process: every server of the process with that role's
+ * grants, or (`union`) with what any role of the process is granted.
+ */
 function serversFor(
   snapshot: Snapshot,
   plan: ResolvedPlan,
   process: ResolvedProcess,
   roleName: string,
   options: RenderOptions,
+  union = false,
 ): TomlTable {
   const resolved = plan.roles[roleName];
   const role = roleOf(snapshot, roleName);
@@ -189,7 +194,8 @@ function serversFor(
     if (definition === undefined) {
       throw new CodexMmoError('not-found', `snapshot has no definition of server '${id}'`);
     }
-    servers[id] = serverTable(definition, resolved?.grants[id], options.home);
+    const grant = union ? processGrant(plan, process, id) : resolved?.grants[id];
+    servers[id] = serverTable(definition, grant, options.home);
   }
   if (process.mesh) {
     const timeouts = process.roles
@@ -202,9 +208,12 @@ function serversFor(
         : timeouts.length > 0
           ? Math.max(...timeouts)
           : LIFECYCLE_WAIT_FLOOR_SEC + MESH_PROTOCOL_OVERHEAD_SEC;
+    const mesh = union
+      ? process.roles.some((name) => hasMeshGrants(roleOf(snapshot, name)))
+      : hasMeshGrants(role);
     servers[RESERVED_SERVER_ID] = meshTable(
       options.mesh ?? meshPlaceholder(process.root),
-      hasMeshGrants(role),
+      mesh,
       timeout,
     );
   }
@@ -246,7 +255,10 @@ export function renderProcessTables(
   const root = roleOf(snapshot, process.root);
   const config = deepCopy(snapshot.base);
   roleSettings(root, options, config);
-  config.mcp_servers = serversFor(snapshot, plan, process, process.root, options);
+  // Codex gives a native role its process's servers after the process's own narrowing: with the
+  // model wire narrowing each role, the process exposes the union of its roles' grants
+  const union = options.rolesOnWire ?? rolesNarrowedOnWire(snapshot.base);
+  config.mcp_servers = serversFor(snapshot, plan, process, process.root, options, union);
   config.shell_environment_policy = shellEnvironmentPolicy(
     config.shell_environment_policy,
     shellExcludes(snapshot, process),

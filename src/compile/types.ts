@@ -38,6 +38,12 @@ export interface RenderOptions {
    * find and end each server process even after Codex is gone (Codex puts each in its own group).
    */
   readonly sessionMarker?: string;
+  /**
+   * True when the session's model wire and gateway narrow each role (root included), so the
+   * process's `config.toml` enables the union of its roles' grants; false renders the root's
+   * grant there. Default: whether the model wire can front the base settings' provider.
+   */
+  readonly rolesOnWire?: boolean;
 }
 
 export interface RenderedHome {

@@ -21,6 +21,8 @@ export function describeEvent(e: SessionEvent): string {
       return `tool call ${tool(e)}`;
     case 'tool_call.completed':
       return `tool call ${tool(e)} ${e.status ?? 'done'}${e.text !== undefined ? `: ${e.text}` : ''}`;
+    case 'tool_call.refused':
+      return `tool call ${tool(e)} refused${e.text !== undefined ? `: ${e.text}` : ''}`;
     case 'command':
       return `command \`${e.text ?? ''}\`${e.exit_code !== undefined ? ` exited ${e.exit_code}` : ` ${e.status ?? ''}`}`;
     case 'file_change':

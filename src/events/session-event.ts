@@ -1,6 +1,7 @@
 /**
  * The data model of a session's event log (`<session>/events.jsonl`, one JSON object per line,
  * in order): processes starting and ending, turns, messages, tool calls with server and tool,
+ * calls refused (a tool not offered, refused by the gateway, an approval denied or expired),
  * commands, and approvals asked and answered, each tagged with the process and role. Text is
  * masked before it is stored; an event never holds a credential value.
  */
@@ -13,6 +14,7 @@ export type SessionEventType =
   | 'message'
   | 'tool_call.started'
   | 'tool_call.completed'
+  | 'tool_call.refused'
   | 'command'
   | 'file_change'
   | 'approval.requested'

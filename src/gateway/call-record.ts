@@ -23,7 +23,11 @@ export type CallReason =
   | 'tool-error'
   | 'rpc-error'
   | 'cancelled'
-  | 'server-gone';
+  | 'server-gone'
+  | 'tool-not-offered'
+  | 'approval-denied'
+  | 'approval-expired'
+  | 'session-ended';
 
 export interface ArgumentsSummary {
   /** Bytes of the arguments' canonical JSON as received. */

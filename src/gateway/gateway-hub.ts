@@ -42,6 +42,8 @@ export interface GatewayHubOptions {
   readonly onGroups?: (pids: readonly number[]) => void;
   /** A server's stderr (masked) when its relay connection ends. */
   readonly onStderr?: (route: Route, text: string) => void;
+  /** Called with every call record as it is appended to calls.jsonl. */
+  readonly onRecord?: (entry: CallRecord) => void;
 }
 
 /** The refusal of a relay without a valid, unspent token. */
@@ -163,6 +165,15 @@ export class GatewayHub {
     await this.log.flush();
   }
 
+  /**
+   * Records a call refused before it reached the gateway (a tool the model was not offered, an
+   * approval denied or expired): calls.jsonl keeps every call of the session, wherever refused.
+   */
+  recordCall(entry: CallRecord): void {
+    this.log.append(entry);
+    this.options.onRecord?.(entry);
+  }
+
   /** Resolves once every call record so far is written. */
   flush(): Promise<void> {
     return this.log.flush();
@@ -174,7 +185,7 @@ export class GatewayHub {
       matcher: () => this.matcher,
       secrets: () => this.secrets,
       record: (entry: CallRecord) => {
-        this.log.append(entry);
+        this.recordCall(entry);
       },
       drifted: (route, tools) => {
         this.reportDrift(route, tools);

@@ -16,6 +16,7 @@ import { BASE_ENV_NAMES, CODEX_AUTH_ENV_NAMES } from '../session/child-env.js';
 import { baseProviderEnvNames } from '../session/process-env.js';
 import type { Snapshot } from '../snapshot/types.js';
 import { callsFile } from './call-log.js';
+import type { CallRecord } from './call-record.js';
 import { GatewayHub, type DriftReport } from './gateway-hub.js';
 import { relayHome, relayTokenNames, type RelayTarget } from './relay-home.js';
 import type { Route, ThreadAttribution } from './relay-connection.js';
@@ -56,6 +57,8 @@ export interface SessionGatewayOptions {
   readonly onDrift?: (report: DriftReport) => void;
   readonly onGroups?: (pids: readonly number[]) => void;
   readonly onStderr?: (process: string, server: string, text: string) => void;
+  /** Every call record, as it is appended to calls.jsonl. */
+  readonly onRecord?: (entry: CallRecord) => void;
   /**
    * The model wire's role of a thread (undefined: not seen). Given, every call is checked against
    * its calling thread's role; a call the wire cannot attribute is refused where roles differ.
@@ -114,6 +117,7 @@ export class SessionGateway {
       secrets: [...options.secrets, ...options.credentials.secretValues()],
       ...(options.onDrift !== undefined ? { onDrift: options.onDrift } : {}),
       ...(options.onGroups !== undefined ? { onGroups: options.onGroups } : {}),
+      ...(options.onRecord !== undefined ? { onRecord: options.onRecord } : {}),
       onStderr: (route: Route, text: string) => {
         options.onStderr?.(route.process, route.server, text);
       },
@@ -177,7 +181,12 @@ export class SessionGateway {
           server,
           definition,
           gate: {
-            allowed: new Set(grant?.enabled_tools ?? []),
+            // with per-thread checks the process offers what any of its roles is granted
+            allowed: new Set(
+              roleOfThread !== undefined
+                ? Object.values(roles).flatMap((tools) => [...tools])
+                : (grant?.enabled_tools ?? []),
+            ),
             ...(pins !== undefined ? { pins } : {}),
           },
           launch: {

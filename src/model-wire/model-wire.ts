@@ -35,7 +35,8 @@ import { describeMeshFor } from './mesh-offer.js';
 import { pointAtWire, providerRoute, upstreamOf, type ProviderRoute } from './provider-route.js';
 import { reachesResources, wireProcess, type WireProcess } from './role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
-import { wireIdentity } from './wire-request.js';
+import { callableNames, unofferedCalls } from './unoffered-calls.js';
+import { wireIdentity, type WireIdentity } from './wire-request.js';
 
 /** One line of `<session>/logs/model-wire.jsonl`. */
 export interface WireRecord {
@@ -64,6 +65,18 @@ export interface ModelWireOptions {
   readonly base: TomlTable;
   /** Where records are appended (JSON lines), if anywhere. */
   readonly logFile?: string;
+  /** Called once for each call a model made to a tool its Codex process did not offer it. */
+  readonly onUnofferedCall?: (call: UnofferedCallOf) => void;
+}
+
+/** A call to a tool the thread's Codex process does not have: Codex refused it itself. */
+export interface UnofferedCallOf {
+  readonly process: string;
+  readonly role: string | null;
+  readonly thread: string | null;
+  readonly parentThread: string | null;
+  readonly server: string;
+  readonly tool: string;
 }
 
 interface RegisteredProcess {
@@ -132,6 +145,8 @@ export class ModelWire {
   /** Every record so far, in order. */
   readonly records: WireRecord[] = [];
   private readonly threads = new ThreadRoles();
+  /** Call ids each thread's requests have carried so far. */
+  private readonly calls = new Map<string, Set<string>>();
   private readonly processes = new Map<string, RegisteredProcess>();
   private readonly httpAgent = new HttpAgent({ keepAlive: true });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
@@ -286,6 +301,7 @@ export class ModelWire {
     const { attribution, entry, first } = this.threads.resolve(process.id, process.wire, identity);
     const role = attribution.ok ? attribution.role : undefined;
     const tools = Array.isArray(body.tools) ? body.tools : [];
+    this.noteUnoffered(process.id, identity, attribution.ok ? entry.role : null, body.input, tools);
     const filtered = filterTools(
       tools,
       role,
@@ -342,6 +358,31 @@ export class ModelWire {
       'utf8',
     );
     this.forward(req, res, target, out);
+  }
+
+  /** Reports each call of the input, seen for the first time, to a tool not in `tools`. */
+  private noteUnoffered(
+    process: string,
+    identity: WireIdentity,
+    role: string | null,
+    input: unknown,
+    tools: readonly unknown[],
+  ): void {
+    const report = this.options.onUnofferedCall;
+    const thread = identity.threadId;
+    if (report === undefined || thread === undefined) return;
+    const seen = this.calls.get(thread) ?? new Set<string>();
+    this.calls.set(thread, seen);
+    for (const call of unofferedCalls(input, callableNames(tools), seen)) {
+      report({
+        process,
+        role,
+        thread,
+        parentThread: identity.parentThreadId ?? null,
+        server: call.server,
+        tool: call.tool,
+      });
+    }
   }
 
   /** Sends the request upstream (`body`, or the request stream) and pipes the answer back. */

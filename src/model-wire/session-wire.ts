@@ -6,7 +6,7 @@ import { join } from 'node:path';
 
 import type { ResolvedPlan } from '../profile/types.js';
 import type { Snapshot } from '../snapshot/types.js';
-import { ModelWire } from './model-wire.js';
+import { ModelWire, type UnofferedCallOf } from './model-wire.js';
 
 /** The file, in a session's log directory, that holds the wire's records. */
 export const MODEL_WIRE_LOG = 'model-wire.jsonl';
@@ -15,11 +15,13 @@ export function startSessionWire(
   snapshot: Snapshot,
   plan: ResolvedPlan,
   logsDir: string | undefined,
+  onUnofferedCall?: (call: UnofferedCallOf) => void,
 ): Promise<ModelWire> {
   return ModelWire.start({
     profile: snapshot.profile,
     plan,
     base: snapshot.base,
+    ...(onUnofferedCall !== undefined ? { onUnofferedCall } : {}),
     ...(logsDir !== undefined ? { logFile: join(logsDir, MODEL_WIRE_LOG) } : {}),
   });
 }

@@ -160,39 +160,25 @@ function meshSentence(delta: NativeRoleDelta, mesh: MeshDelta): string {
 }
 
 /**
- * The `native-role-not-isolated` warning of a native role when the model wire narrows what it
- * is offered and the session's gateway and broker refuse, by calling thread, the tools and mesh
- * calls of other roles: what none of them can do — servers its process root lacks, `mmo_mesh`
- * where the root has neither spawn nor control, the root's `required` — or undefined when
- * nothing is left.
+ * The `native-role-not-isolated` warning of a native role when the model wire narrows what each
+ * role is offered: the process then enables the union of its roles' grants (mmo_mesh included),
+ * the wire narrows every role to its own and the gateway and broker refuse, by calling thread,
+ * the tools and mesh calls of other roles. What is left is `required`: a server some role of the
+ * process requires is required for the whole process. Undefined when nothing is left.
  */
 function narrowedWarning(
   delta: NativeRoleDelta,
+  plan: ResolvedPlan,
   where: ReturnType<typeof keyLocation>,
   series: string,
 ): Diagnostic | undefined {
-  const parts: string[] = [];
-  if (delta.loses.length > 0) {
-    parts.push(
-      `it will LOSE ${formatTools(delta.loses)} (granted to \`${delta.role}\`, not to \`${delta.process}\`): Codex starts a sub-agent with its parent's servers only, and the wire can narrow, not add`,
-    );
-  }
-  // the broker checks each mmo_mesh call against its thread's own lists; only a process whose
-  // root has neither spawn nor control gives its sub-agents no mmo_mesh to call
-  const mesh = delta.mesh;
-  if (mesh?.effective === null && mesh.own.spawn.length + mesh.own.control.length > 0) {
-    parts.push(meshSentence(delta, mesh));
-  }
-  if (delta.requiredDiffers.length > 0) {
-    parts.push(
-      `\`required\` of ${delta.requiredDiffers.join(', ')} follows \`${delta.process}\`'s grant`,
-    );
-  }
-  if (parts.length === 0) return undefined;
+  const grants = plan.roles[delta.role]?.grants ?? {};
+  const required = delta.requiredDiffers.filter((server) => grants[server]?.required === false);
+  if (required.length === 0) return undefined;
   return diagnostic({
     severity: 'warning',
     code: 'native-role-not-isolated',
-    message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process (Codex ${series} gives a native role its parent's MCP servers): ${parts.join('; ')}. Where isolation matters, make \`${delta.role}\` a participant role (list it in \`spawn\` instead of \`native_agents\`)`,
+    message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process (Codex ${series} starts a native role with its process's MCP servers): \`required\` of ${required.join(', ')} follows the process, which waits for a server any of its roles requires. Where isolation matters, make \`${delta.role}\` a participant role (list it in \`spawn\` instead of \`native_agents\`)`,
     ...where,
   });
 }
@@ -248,7 +234,7 @@ export function nativeIsolationDiagnostics(
         delta.requiredDiffers.length > 0 ||
         delta.mesh !== undefined);
     if (differs && wire?.narrows === true) {
-      const narrowed = narrowedWarning(delta, where, codex.series);
+      const narrowed = narrowedWarning(delta, plan, where, codex.series);
       if (narrowed !== undefined) out.push(narrowed);
     } else if (differs) {
       const parts: string[] = [];

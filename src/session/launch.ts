@@ -16,6 +16,9 @@ import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../approvals/approval-types.js';
 import { SessionSupervision } from '../approvals/session-supervision.js';
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
+import { refusedEvent, unofferedRecord } from './refused-calls.js';
+import type { ServerNotification } from '../codex/app-server-protocol.js';
+import { approvalGate } from '../approvals/approval-gate.js';
 
 import { NEWEST_CODEX, type CodexVersionFacts } from '../codex/codex-versions.js';
 import type { ReadDeny } from '../compile/session-boundary.js';
@@ -221,6 +224,11 @@ export async function launchSession(
         mode: 0o600,
       }).catch(() => undefined);
     },
+    // every refused call shows in `session logs` too, with the calling role and the reason
+    onRecord: (entry) => {
+      if (entry.outcome !== 'denied' && entry.outcome !== 'blocked') return;
+      supervision.event(refusedEvent(entry));
+    },
   });
   const rootProcess = context.plan.processes.find((p) => p.root === context.plan.root);
   const relayed =
@@ -234,8 +242,24 @@ export async function launchSession(
           cwd: plan.cwd,
         });
   // every Codex process of the session reaches its model through the session's model wire
-  const wire = await startSessionWire(context.stored.snapshot, context.plan, paths.logs);
+  const wire = await startSessionWire(context.stored.snapshot, context.plan, paths.logs, (call) => {
+    gateway.hub.recordCall(unofferedRecord(call));
+  });
   threadRoles.wire = wire;
+  // events of a native role's thread are that role's
+  const threadRole = (process: string, root: string, n: ServerNotification): string => {
+    const thread = n.params.threadId;
+    const seen = typeof thread === 'string' ? wire.roleOfThread(thread) : undefined;
+    return seen?.process === process && seen.role !== null ? seen.role : root;
+  };
+  // an approval is the calling thread's role's, and refused unasked outside that role's grant
+  const gate = approvalGate(
+    context.plan,
+    (thread) => (wire.enforcing ? wire.roleOfThread(thread) : undefined),
+    (entry) => {
+      gateway.hub.recordCall(entry);
+    },
+  );
   // the home, the first record and the broker are independent: prepare them concurrently
   const [home, first, started] = await Promise.allSettled([
     writeProcessHome(wire.home(relayed.rendered, 'root'), plan.homeDir, context.baseCodexHome),
@@ -260,9 +284,9 @@ export async function launchSession(
         ? { roleOfThread: (threadId: string) => wire.roleOfThread(threadId) }
         : {}),
       approvalsFor: (participant, role, secrets) =>
-        supervision.policyFor(participant, role, secrets),
+        supervision.policyFor(participant, role, secrets, gate),
       onNotification: (participant, role, n) => {
-        supervision.notification(participant, role, n);
+        supervision.notification(participant, threadRole(participant, role, n), n);
       },
       // an interactive root's mmo_mesh puts participants' requests to the person at the TUI
       ...(plan.record.mode === 'run'
@@ -376,9 +400,9 @@ export async function launchSession(
         servers,
         lifecycleWaitSec: rootRole?.lifecycle_wait_sec ?? 120,
         secrets,
-        approvals: supervision.policyFor('root', plan.rootRole, secrets),
+        approvals: supervision.policyFor('root', plan.rootRole, secrets, gate),
         onNotification: (n) => {
-          supervision.notification('root', plan.rootRole, n);
+          supervision.notification('root', threadRole('root', plan.rootRole, n), n);
         },
         onStderr,
       });

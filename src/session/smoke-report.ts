@@ -252,9 +252,9 @@ export function describeScope(
 
 /**
  * What a role's measurement means: errors for a root or participant, warnings for a native role.
- * With the model wire enforcing (`wireEnforcing`) a native role is held to its grants as well:
- * a tool it was not granted is an error, and a granted tool it lacks (its process root has no
- * grant of that server, and Codex starts a sub-agent with its parent's servers only) a warning.
+ * With the model wire enforcing (`wireEnforcing`) a native role is held to its grants like any
+ * other role: a tool it was not granted and a granted tool it lacks are both errors (its process
+ * exposes the union of its roles' grants, and the wire narrows each role to its own).
  */
 export function roleDiagnostics(
   name: string,
@@ -306,18 +306,6 @@ export function roleDiagnostics(
         message: `role '${name}' received tools it was not granted: ${extra}`,
       }),
     );
-  }
-  if (role.kind === 'native') {
-    if (missing !== '') {
-      out.push(
-        diagnostic({
-          severity: 'warning',
-          code: 'native-role-not-isolated',
-          message: `native role '${name}' did not receive granted tools (${missing}): measured, Codex starts a native role with the servers of its process root '${role.process}' only, and the model wire can narrow what a role is offered but not add to it; grant them to '${role.process}' too, or make '${name}' a participant (spawn)`,
-        }),
-      );
-    }
-    return out;
   }
   if (missing !== '') {
     out.push(

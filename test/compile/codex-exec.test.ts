@@ -184,8 +184,11 @@ beforeAll(async () => {
   plan = compiled.plan!;
 
   const codexHome = join(root, 'codex-home');
+  // measured without the model wire: the rendering for a provider the wire cannot front (the
+  // root narrowed in config.toml), where Codex alone decides what a native role gets
   const rendered = renderProcess(stored.snapshot, plan, 'lead', {
     home: root,
+    rolesOnWire: false,
     // a real stdio MCP server stands in for the mesh, which a session launches
     mesh: { command: process.execPath, args: [TINY, 'mmo_mesh', 'list_participants'] },
   });

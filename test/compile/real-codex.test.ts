@@ -11,6 +11,7 @@ import { parse, stringify } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 
 import { codexMcpGet, codexMcpList, strictConfigCheck } from '../../src/codex/codex-cli.js';
+import { processGrant, rolesNarrowedOnWire } from '../../src/compile/process-grant.js';
 import { renderAll } from '../../src/compile/render-process.js';
 import { writeRenderedHome } from '../../src/compile/write-home.js';
 import { expandTilde } from '../../src/paths/directories.js';
@@ -48,16 +49,35 @@ function expectedTransport(fixture: LoadedFixture, id: string): Record<string, u
  * `codex mcp list|get --json` on the home in `dir`, read as a config of `role` in `process`:
  * every server of the process with its transport and timeouts, enabled exactly when `role` is
  * granted it, the operator's enabled_tools and disabled_tools = operator list minus the grant;
- * mmo_mesh enabled exactly when `role` has spawn or control.
+ * mmo_mesh enabled exactly when `role` has spawn or control. With `union` (the process's own
+ * config when the model wire narrows each role) the grant is what any role of the process has.
  */
 async function checkServers(
   fixture: LoadedFixture,
   dir: string,
   process: ResolvedProcess,
   roleName: string,
+  union = false,
 ): Promise<void> {
-  const role = fixture.plan.roles[roleName]!;
-  const spec = fixture.snapshot.profile.agents[roleName]!;
+  const own = fixture.plan.roles[roleName]!;
+  const role = union
+    ? {
+        ...own,
+        grants: Object.fromEntries(
+          process.servers.flatMap((id) => {
+            const grant = processGrant(fixture.plan, process, id);
+            return grant === undefined ? [] : [[id, grant]];
+          }),
+        ),
+      }
+    : own;
+  const specs = (union ? process.roles : [roleName]).map(
+    (name) => fixture.snapshot.profile.agents[name]!,
+  );
+  const spec = {
+    spawn: specs.flatMap((s) => s.spawn),
+    control: specs.flatMap((s) => s.control),
+  };
   const list = (await codexMcpList(CODEX_BIN, dir, ENV)) as Record<string, unknown>[];
   const names = [...process.servers, ...(process.mesh ? ['mmo_mesh'] : [])].sort();
   expect(list.map((s) => s.name).sort()).toEqual(names);
@@ -124,7 +144,13 @@ async function checkWithCodex(fixture: LoadedFixture, golden: string): Promise<s
     const strict = await strictConfigCheck(CODEX_BIN, dir, ENV);
     expect(strict.output).not.toMatch(/malformed/i);
     expect(strict, strict.output).toMatchObject({ ok: true, exitCode: 0, malformedRoles: [] });
-    await checkServers(fixture, dir, process, process.root);
+    await checkServers(
+      fixture,
+      dir,
+      process,
+      process.root,
+      rolesNarrowedOnWire(fixture.snapshot.base),
+    );
 
     // Each role layer, read by Codex on its own as a config (minus the two keys only a role
     // file may hold): it restates every server with that role's enabled flag and filters, the

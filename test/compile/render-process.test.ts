@@ -24,10 +24,12 @@ function files(
   fixture: LoadedFixture,
   process: string,
   mesh?: { command: string; args: string[] },
+  rolesOnWire?: boolean,
 ) {
   const home = renderProcess(fixture.snapshot, fixture.plan, process, {
     home: HOME,
     ...(mesh ? { mesh } : {}),
+    ...(rolesOnWire !== undefined ? { rolesOnWire } : {}),
   });
   const parsed = new Map<string, TomlTable>();
   for (const [path, text] of home.files) parsed.set(path, parse(text));
@@ -82,8 +84,8 @@ describe('renderProcess: the session root process', () => {
     });
   });
 
-  it("lists the union of the process's servers with the root's grants", async () => {
-    const config = files(await team(), 'lead').parsed.get('config.toml')!;
+  it("lists the union of the process's servers with the root's grants where the wire cannot narrow", async () => {
+    const config = files(await team(), 'lead', undefined, false).parsed.get('config.toml')!;
     expect(Object.keys(config.mcp_servers as TomlTable)).toEqual(['alpha', 'notes', 'mmo_mesh']);
     expect(server(config, 'alpha')).toEqual({
       command: `${HOME}/bin/alpha-mcp`,
@@ -109,6 +111,36 @@ describe('renderProcess: the session root process', () => {
       enabled_tools: ['list', 'add'],
       disabled_tools: ['list', 'add'],
       default_tools_approval_mode: 'approve',
+    });
+  });
+
+  it('enables in config.toml the union of what the roles of the process are granted where the wire narrows', async () => {
+    const fixture = await team();
+    const config = files(fixture, 'lead', undefined, true).parsed.get('config.toml')!;
+    // the root has alpha.read; its native roles alpha (all tools) and notes (required by one)
+    expect(server(config, 'alpha')).toMatchObject({
+      enabled: true,
+      required: true,
+      enabled_tools: ['read', 'write', 'delete'],
+      disabled_tools: [],
+    });
+    expect(server(config, 'notes')).toMatchObject({
+      enabled: true,
+      required: true,
+      enabled_tools: ['list', 'add'],
+      disabled_tools: [],
+    });
+    // the default follows the provider: the fixture's is one the wire fronts
+    expect(files(fixture, 'lead').parsed.get('config.toml')).toEqual(config);
+    const unfrontable = {
+      ...fixture,
+      snapshot: {
+        ...fixture.snapshot,
+        base: { ...fixture.snapshot.base, model_provider: 'ollama' },
+      },
+    };
+    expect(server(files(unfrontable, 'lead').parsed.get('config.toml'), 'notes')).toMatchObject({
+      enabled: false,
     });
   });
 

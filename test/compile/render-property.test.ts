@@ -105,41 +105,51 @@ describe('rendering over generated registries and packs', () => {
         if (plan === undefined) throw new Error('no plan');
         const snapshot = buildSnapshot(profile, definitions, {}, {});
 
-        for (const home of renderAll(snapshot, plan, { home: '/h' })) {
-          const process = plan.processes.find((p) => p.root === home.process)!;
-          for (const [path, text] of home.files) {
-            const roleName = path === 'config.toml' ? home.process : path.slice(7, -5);
-            const role = agents[roleName]!;
-            const table = parse(text) as TomlTable;
-            const rendered = table.mcp_servers as Record<string, TomlTable>;
-            const ids = Object.keys(rendered).filter((id) => id !== 'mmo_mesh');
-            expect(ids).toEqual(process.servers);
-            expect('mmo_mesh' in rendered).toBe(process.mesh);
-            for (const id of ids) {
-              const entry = rendered[id]!;
-              const operator = definitions.get(id)!.enabled_tools;
-              const grant = role.grants[id];
-              const granted = grant === undefined ? [] : (grant.enabled_tools ?? operator);
-              expect(entry.enabled_tools).toEqual(operator);
-              expect(entry.disabled_tools).toEqual(operator.filter((t) => !granted.includes(t)));
-              expect(entry.enabled).toBe(grant !== undefined);
-              expect(entry.required).toBe(grant?.required ?? false);
-              // what Codex would offer: enabled_tools minus disabled_tools, only when enabled
-              const offered = entry.enabled
-                ? (entry.enabled_tools as string[]).filter(
-                    (t) => !(entry.disabled_tools as string[]).includes(t),
-                  )
-                : [];
-              expect(offered.every((t) => operator.includes(t))).toBe(true);
-              expect(offered).toEqual(operator.filter((t) => granted.includes(t)));
-              expect(entry.command ?? entry.url).toBeDefined();
-              if (typeof entry.command === 'string') expect(entry.command).not.toMatch(/^~/);
-            }
-            if (process.mesh) {
-              expect(rendered.mmo_mesh!.enabled).toBe(role.spawn.length + role.control.length > 0);
+        // rolesOnWire: the process's config.toml enables the union of its roles' grants
+        for (const onWire of [false, true])
+          for (const home of renderAll(snapshot, plan, { home: '/h', rolesOnWire: onWire })) {
+            const process = plan.processes.find((p) => p.root === home.process)!;
+            for (const [path, text] of home.files) {
+              const roleName = path === 'config.toml' ? home.process : path.slice(7, -5);
+              const layer = (onWire && path === 'config.toml' ? process.roles : [roleName]).map(
+                (name) => agents[name]!,
+              );
+              const table = parse(text) as TomlTable;
+              const rendered = table.mcp_servers as Record<string, TomlTable>;
+              const ids = Object.keys(rendered).filter((id) => id !== 'mmo_mesh');
+              expect(ids).toEqual(process.servers);
+              expect('mmo_mesh' in rendered).toBe(process.mesh);
+              for (const id of ids) {
+                const entry = rendered[id]!;
+                const operator = definitions.get(id)!.enabled_tools;
+                const grants = layer.flatMap((r) =>
+                  r.grants[id] === undefined ? [] : [r.grants[id]],
+                );
+                const grant =
+                  grants.length === 0 ? undefined : { required: grants.some((g) => g.required) };
+                const granted = grants.flatMap((g) => g.enabled_tools ?? operator);
+                expect(entry.enabled_tools).toEqual(operator);
+                expect(entry.disabled_tools).toEqual(operator.filter((t) => !granted.includes(t)));
+                expect(entry.enabled).toBe(grant !== undefined);
+                expect(entry.required).toBe(grant?.required ?? false);
+                // what Codex would offer: enabled_tools minus disabled_tools, only when enabled
+                const offered = entry.enabled
+                  ? (entry.enabled_tools as string[]).filter(
+                      (t) => !(entry.disabled_tools as string[]).includes(t),
+                    )
+                  : [];
+                expect(offered.every((t) => operator.includes(t))).toBe(true);
+                expect(offered).toEqual(operator.filter((t) => granted.includes(t)));
+                expect(entry.command ?? entry.url).toBeDefined();
+                if (typeof entry.command === 'string') expect(entry.command).not.toMatch(/^~/);
+              }
+              if (process.mesh) {
+                expect(rendered.mmo_mesh!.enabled).toBe(
+                  layer.some((r) => r.spawn.length + r.control.length > 0),
+                );
+              }
             }
           }
-        }
       }),
       { numRuns: 200 },
     );

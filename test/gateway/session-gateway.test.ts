@@ -254,7 +254,16 @@ describe('a session through the gateway', () => {
     const shown = await runInWorld(world, ['session', 'calls', String(record.id), '--json']);
     expect(shown.code, shown.stderr).toBe(0);
     const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
-    const made = calls.filter((c) => c.reason !== 'tool-drift');
+    // the withheld tool is not offered: Codex answers its call itself, the wire records it
+    const made = calls.filter((c) => c.reason !== 'tool-drift' && c.reason !== 'tool-not-offered');
+    expect(calls).toContainEqual(
+      expect.objectContaining({
+        server: 'drifty',
+        tool: 'changed',
+        outcome: 'denied',
+        reason: 'tool-not-offered',
+      }),
+    );
     expect(made.map((c) => [c.server, c.tool, c.outcome, c.reason ?? null])).toEqual([
       ['recorder', 'note', 'ok', null],
       ['recorder', 'note', 'blocked', 'credential-in-arguments'],

@@ -60,13 +60,23 @@ describe('native-role-not-isolated with the model wire', () => {
     expect(warningsOf(same, { narrows: true })).toEqual([]);
   });
 
-  it('still reports servers the root lacks, which the wire cannot add', () => {
-    const loses = profile('lead', [
+  it('says nothing for servers the root lacks: the process enables every role grant', () => {
+    const wider = profile('lead', [
       role('lead', { native_agents: ['rev'], grants: { ida: {} } }),
       role('rev', { grants: { ida: {}, web: {} } }),
     ]);
-    const [message] = warningsOf(loses, { narrows: true });
-    expect(message).toContain('it will LOSE web:search');
+    expect(warningsOf(wider, { narrows: true })).toEqual([]);
+    const [whole] = warningsOf(wider, { narrows: false, reason: 'WHY-NOT' });
+    expect(whole).toContain('it will LOSE web:search');
+  });
+
+  it('still reports a server the process requires that the role does not', () => {
+    const required = profile('lead', [
+      role('lead', { native_agents: ['rev'], grants: { ida: { required: true } } }),
+      role('rev', { grants: { ida: { required: false } } }),
+    ]);
+    const [message] = warningsOf(required, { narrows: true });
+    expect(message).toContain('`required` of ida follows the process');
   });
 
   it('says nothing for a role with its own mesh lists: the broker checks calls by thread', () => {
@@ -82,14 +92,13 @@ describe('native-role-not-isolated with the model wire', () => {
     expect(whole).toContain("acts with `lead`'s participant grants");
   });
 
-  it('still reports mesh lists a root without spawn/control leaves unusable', () => {
+  it('says nothing for mesh lists of a role whose root has none: the process enables mmo_mesh', () => {
     const rootless = profile('lead', [
       role('lead', { native_agents: ['rev'], grants: { ida: {} } }),
       role('rev', { spawn: ['worker'], grants: { ida: {} } }),
       role('worker', {}),
     ]);
-    const [message] = warningsOf(rootless, { narrows: true });
-    expect(message).toContain('it will LOSE mmo_mesh');
+    expect(warningsOf(rootless, { narrows: true })).toEqual([]);
   });
 
   it('keeps the whole warning, with the reason, where the wire cannot narrow', () => {

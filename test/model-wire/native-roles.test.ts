@@ -254,9 +254,9 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
 
   it('offers a native role only its grants: no parent tools, no mmo_mesh', () => {
     for (const request of requestsOf('reviewer')) {
-      // gamma is granted to the reviewer, but Codex starts a sub-agent with its parent's servers
-      // only, and the lead has no gamma: the wire can narrow, never widen
-      expect(request.offeredTools.mcp).toEqual({ alpha: ['one'] });
+      // gamma is granted to the reviewer only: the process enables it (the union of its roles'
+      // grants) and the wire keeps it from every other role
+      expect(request.offeredTools.mcp).toEqual({ alpha: ['one'], gamma: ['g1'] });
     }
   });
 
@@ -303,7 +303,7 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
     const unattributed = wire.records.filter((r) => r.event === 'unattributed');
     expect(unattributed.length).toBeGreaterThan(0);
     expect(unattributed[0]!.reason).toBe('a sub-agent carries the instructions of no native role');
-    expect(unattributed[0]!.removed).toEqual(['alpha', 'beta', 'mmo_mesh']);
+    expect(unattributed[0]!.removed).toEqual(['alpha', 'beta', 'gamma', 'mmo_mesh']);
   });
 
   it('knows the role of every thread, for the gateway', () => {

@@ -12,9 +12,14 @@ import { loadCredentials } from '../../registry/credentials.js';
 import { rootRolloutEvents } from '../../events/rollout-events.js';
 import type { SessionEvent } from '../../events/session-event.js';
 import { isAlive } from '../../process/process-control.js';
-import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
+import {
+  effectiveRecord,
+  isActiveStatus,
+  type SessionRecord,
+} from '../../session/session-record.js';
 import { locateSession, readSessionRecord } from '../../session/session-store.js';
-import { parseCommand, printHelp } from '../common.js';
+import { readSnapshot } from '../../snapshot/snapshot-store.js';
+import { UsageError, parseCommand, printHelp } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo session logs ID [--process P] [--follow] [--json]
@@ -27,11 +32,31 @@ holds a credential value. ID may be a unique prefix of a session id.
 
 Options:
   --process P    only the events of process P ('root' or a participant id such as worker-1)
+                 or of role P (a process root's or a native role's)
   --follow       keep printing new events until the session has ended
 
 --json prints one JSON object per line.`;
 
 const FOLLOW_POLL_MS = 200;
+
+/** Process ids and role names a session knows: its record's, its profile's and its events'. */
+function knownProcesses(
+  record: SessionRecord,
+  roles: readonly string[],
+  events: readonly SessionEvent[],
+): string[] {
+  const names = new Set<string>();
+  for (const p of record.processes) {
+    names.add(p.id);
+    names.add(p.role);
+  }
+  for (const e of events) {
+    names.add(e.process);
+    names.add(e.role);
+  }
+  for (const role of roles) names.add(role);
+  return [...names].sort();
+}
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(
@@ -44,7 +69,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const dir = await locateSession(cmd.dirs.stateDir, cmd.positionals[0] ?? '');
   const only = typeof cmd.values.process === 'string' ? cmd.values.process : undefined;
   const print = (event: SessionEvent): void => {
-    if (only !== undefined && event.process !== only) return;
+    if (only !== undefined && event.process !== only && event.role !== only) return;
     io.stdout(cmd.json ? `${JSON.stringify(event)}\n` : `${formatEvent(event)}\n`);
   };
   const record = await readSessionRecord(dir);
@@ -58,6 +83,18 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       const rollout = (await rootRolloutEvents(record)).map((e) => maskDeep(e, secrets));
       return [...(await readEvents(dir)), ...rollout].sort((a, b) => a.time.localeCompare(b.time));
     };
+  }
+  if (only !== undefined) {
+    const roles = await readSnapshot(cmd.dirs.dataDir, record.snapshot).then(
+      (stored) => Object.keys(stored.snapshot.profile.agents),
+      () => [],
+    );
+    const known = knownProcesses(record, roles, await collect().catch(() => []));
+    if (!known.includes(only)) {
+      throw new UsageError(
+        `session ${record.id} has no process or role '${only}'; known: ${known.join(', ')}`,
+      );
+    }
   }
   if (cmd.values.follow !== true) {
     for (const event of await collect()) print(event);
