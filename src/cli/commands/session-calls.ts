@@ -15,11 +15,12 @@ const USAGE = `Usage: codex-mmo session calls ID [--follow] [--json]
 
 Show every Tool MCP call of a session, in order: time, calling process and role, thread (and
 parent thread for a native sub-agent), server, tool (or the MCP method of another request),
-outcome (ok, error, blocked, denied), the reason of a refusal or failure, and its duration. Calls refused before the gateway are listed
-too: a tool the model was not offered (tool-not-offered), an approval request outside the calling
-role's grant (tool-not-granted-to-role), an approval denied, expired or closed by the session's
-end (approval-denied, approval-expired, session-ended). Arguments are recorded only as size,
-digest and a masked preview; no credential value is ever recorded. ID may be a unique prefix.
+outcome (ok, error, blocked, denied), the reason of a refusal or failure, and its duration.
+Calls refused before the gateway are listed too: a tool the model was not offered (tool-not-
+offered), an approval request outside the calling role's grant (tool-not-granted-to-role), an
+approval denied, expired or closed by the session's end (approval-denied, approval-expired,
+session-ended). Arguments are recorded only as size, digest and a masked preview; no credential
+value is ever recorded. ID may be a unique prefix.
 
 Options:
   --follow             keep printing new calls until the session ends (with --json, one JSON
