@@ -406,6 +406,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     dirs: request.dirs,
     cwd: request.cwd,
     env: request.env,
+    home: request.home,
   });
   diagnostics.push(...compiled.diagnostics);
   const plan = compiled.plan;

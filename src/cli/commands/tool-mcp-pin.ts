@@ -16,7 +16,11 @@ const USAGE = `Usage: codex-mmo tool-mcp pin ID [--json]
 
 Probe one Tool MCP server (as \`tool-mcp probe ID\` does) and record, for each enabled tool it
 offers, a digest of its name, description, input schema and annotations, plus that text, in
-tool-mcp.lock in the config dir. Later probes report any change as tool-drift; run pin again
+tool-mcp.lock in the config dir, together with the server's reported name and version and what
+decides the server that runs (command and the executable it resolves to, package version, args,
+cwd, literal env as digests, variable names, URL, header names). validate, doctor and session
+start report a definition changed since its pin as definition-drift; a re-pin lists what it
+accepts. Later probes report any change as tool-drift; run pin again
 after reviewing a change to accept it. Nothing is written when the probe finds errors other
 than drift (for example an enabled tool the server does not offer, or a server that does not
 start): fix those first.`;
@@ -33,6 +37,8 @@ function pinJson(result: PinResult, diagnostics: readonly Diagnostic[], ok: bool
       : {}),
     tools: (result.pin?.tools ?? []).map((t) => ({ name: t.name, digest: t.digest })),
     accepted: driftJson(result.accepted),
+    definition_changes: result.definitionChanges,
+    ...(result.identity !== undefined ? { identity_change: result.identity } : {}),
     added: result.added,
     removed: result.removed,
     diagnostics,
@@ -51,6 +57,12 @@ function pinText(result: PinResult): string {
     lines.push(
       `Pinned ${count} tool${count === 1 ? '' : 's'} of ${result.server} in ${result.lockFile}`,
     );
+    if (result.identity !== undefined) {
+      lines.push(`  accepted server change: ${result.identity.before} → ${result.identity.after}`);
+    }
+    for (const change of result.definitionChanges) {
+      lines.push(`  accepted definition change: ${change}`);
+    }
     for (const drift of result.accepted) {
       lines.push(
         `  accepted changed tool '${drift.tool}': ${drift.changes.map((c) => c.summary).join('; ')}`,
