@@ -81,6 +81,10 @@ export const COMMANDS: Readonly<
       summary: 'remove snapshots no session or installed pack references',
       load: () => import('./commands/snapshot-prune.js'),
     },
+    rm: {
+      summary: 'remove one snapshot no running session uses',
+      load: () => import('./commands/snapshot-rm.js'),
+    },
   },
   session: {
     list: { summary: 'list sessions', load: () => import('./commands/session-list.js') },

@@ -96,7 +96,7 @@ describe('installPack', () => {
     const forced = await installPack(src, data, { force: true });
     expect(forced).toMatchObject({ created: true, replaced: true, diagnostics: [] });
     expect(await readFile(installed, 'utf8')).toBe('Review harder.\n');
-    expect((await stat(installed)).mode & 0o777).toBe(0o444);
+    expect((await stat(installed)).mode & 0o777).toBe(0o400);
     expect(await readdir(profilesDir(data))).toEqual(['research']);
   });
 
