@@ -11,6 +11,9 @@ import { diagnosticsAffecting } from '../../registry/validate-registry.js';
 import { printDiagnostics, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 import { startLiveCheck } from './tool-mcp-shared.js';
+import { knownCredentials } from '../../registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
+import { referencedEnvVars } from '../../registry/types.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp pin ID [--json]
 
@@ -90,6 +93,20 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   });
   if (typeof start === 'number') return start;
   const { id, entry, live } = start;
+  // the pin records args and other literals: one holding a credential is never written down
+  const pasted = fragmentCredentialLiterals(
+    [entry],
+    knownCredentials(live.ctx.credentials, referencedEnvVars(entry.definition)),
+  );
+  if (pasted.length > 0) {
+    if (start.json) {
+      printJson(io, { ok: false, server: id, written: false, tools: [], diagnostics: pasted });
+    } else {
+      printDiagnostics(live.out, pasted);
+      live.out.stderr(`codex-mmo: ${id} was not pinned. Fix the errors above, then run pin again\n`);
+    }
+    return EXIT_FAILURE;
+  }
   const result = await pinServer(entry, { ...live.ctx, configDir: start.configDir });
   const diagnostics = [
     ...diagnosticsAffecting(start.registry, id),
