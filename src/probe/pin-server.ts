@@ -39,6 +39,11 @@ export interface PinContext extends Omit<ProbeContext, 'lock'> {
   readonly configDir: string;
   /** Clock for `pinned_at` (tests fix it). */
   readonly now?: () => Date;
+  /**
+   * A probe of this very server just made (by `tool-mcp add`): pinned as it is, judged against
+   * the entry's enabled_tools, without starting the server again.
+   */
+  readonly probe?: ProbeResult;
 }
 
 export interface PinResult {
@@ -83,7 +88,7 @@ function pinnedToolOf(tool: ProbedTool): PinnedTool {
 export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<PinResult> {
   const server = entry.definition.id;
   const lock = await readLockFile(ctx.configDir);
-  const probe = await probeServer(entry, { ...ctx, lock });
+  const probe = ctx.probe ?? (await probeServer(entry, { ...ctx, lock }));
   /** A result that writes nothing: refused, or the surface is already pinned as it is. */
   const unwritten = (diagnostics: readonly Diagnostic[], pin?: ServerPin): PinResult => ({
     ok: pin !== undefined,
@@ -105,7 +110,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
   );
   if (blocking.length > 0 || !probe.launched) return refused(probe.diagnostics);
 
-  const enabledTools = probe.tools.filter((t) => t.enabled);
+  const enabledTools = probe.tools.filter((t) => entry.definition.enabled_tools.includes(t.name));
   const definition = definitionIdentity(entry.definition, probe.commandPath);
   const pin: ServerPin = {
     server,
