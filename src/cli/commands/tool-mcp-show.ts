@@ -164,7 +164,10 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     credentials: credentials.source,
   });
   // a credential pasted as a literal is reported by key and never shown
-  const known = knownCredentials(credentials.source, referencedEnvVars(entry.definition));
+  const known = knownCredentials(
+    credentials.source,
+    [...registry.servers.values()].flatMap((e) => referencedEnvVars(e.definition)),
+  );
   const secrets = known.map((c) => c.value);
   const diagnostics = [
     ...diagnosticsAffecting(registry, id),
