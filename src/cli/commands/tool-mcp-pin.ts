@@ -96,7 +96,10 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   // the pin records args and other literals: one holding a credential is never written down
   const pasted = fragmentCredentialLiterals(
     [entry],
-    knownCredentials(live.ctx.credentials, referencedEnvVars(entry.definition)),
+    knownCredentials(
+      live.ctx.credentials,
+      [...start.registry.servers.values()].flatMap((e) => referencedEnvVars(e.definition)),
+    ),
   );
   if (pasted.length > 0) {
     if (start.json) {
