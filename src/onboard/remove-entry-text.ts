@@ -36,7 +36,7 @@ function withoutServer(text: string, id: string): Record<string, unknown> | unde
     delete rest[id];
     return { ...data, tool_mcp_servers: rest };
   }
-  return data;
+  return { ...data, tool_mcp_servers: {} };
 }
 
 function serverCount(data: Record<string, unknown>): number {
@@ -85,8 +85,10 @@ export function removeEntryText(text: string, id: string): RemovedText | undefin
     if (inside) skipped.push(line);
     else kept.push(line);
   }
-  const surgical = kept.join('\n').replace(/\n{3,}/g, '\n\n');
-  const check = withoutServer(surgical, id);
+  let surgical = kept.join('\n').replace(/\n{3,}/g, '\n\n');
+  if (text.endsWith('\n') && !surgical.endsWith('\n')) surgical += '\n';
+  // the cut text must mean exactly the rest of the original (the server gone, nothing else)
+  const check = withoutServer(surgical, `${id}\u0000`);
   if (check !== undefined && sameData(check, wanted)) {
     return { text: surgical, empty, rewritten: false };
   }
