@@ -162,7 +162,9 @@ export class RelayConnection {
     if (!upstream.alive()) {
       const why = upstream.describeExit();
       await upstream.stop();
-      this.fail(`server '${this.route.server}' ended before it was used: ${why}${stderrTail(upstream)}`);
+      this.fail(
+        `server '${this.route.server}' ended before it was used: ${why}${stderrTail(upstream)}`,
+      );
       return;
     }
     this.upstream = upstream;

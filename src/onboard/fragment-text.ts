@@ -51,10 +51,15 @@ export interface FragmentSpec {
   readonly toolTimeoutSec?: number;
 }
 
-function table(lines: string[], name: string, values: Readonly<Record<string, string>> | undefined): void {
+function table(
+  lines: string[],
+  name: string,
+  values: Readonly<Record<string, string>> | undefined,
+): void {
   if (values === undefined || Object.keys(values).length === 0) return;
   lines.push('', `[${name}]`);
-  for (const [key, value] of Object.entries(values)) lines.push(`${tomlKey(key)} = ${tomlString(value)}`);
+  for (const [key, value] of Object.entries(values))
+    lines.push(`${tomlKey(key)} = ${tomlString(value)}`);
 }
 
 /**

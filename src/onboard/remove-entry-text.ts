@@ -26,14 +26,15 @@ function escapeRegExp(text: string): string {
 function withoutServer(text: string, id: string): Record<string, unknown> | undefined {
   let data: Record<string, unknown>;
   try {
-    data = parse(text) as Record<string, unknown>;
+    data = parse(text);
   } catch {
     return undefined;
   }
   const servers = data.tool_mcp_servers;
   if (typeof servers === 'object' && servers !== null && !Array.isArray(servers)) {
-    const rest = { ...(servers as Record<string, unknown>) };
-    delete rest[id];
+    const rest = Object.fromEntries(
+      Object.entries(servers as Record<string, unknown>).filter(([key]) => key !== id),
+    );
     return { ...data, tool_mcp_servers: rest };
   }
   return { ...data, tool_mcp_servers: {} };

@@ -110,7 +110,8 @@ export async function removeServer(
   const unpinned = await updateLock(dirs.configDir, (latest) => {
     if (!latest.usable || !Object.hasOwn(latest.lock.servers, id)) return { result: false };
     const servers = emptyRecord<ServerPin>();
-    for (const [key, pin] of Object.entries(latest.lock.servers)) if (key !== id) servers[key] = pin;
+    for (const [key, pin] of Object.entries(latest.lock.servers))
+      if (key !== id) servers[key] = pin;
     return { lock: { servers }, result: true };
   });
   const grantedBy = await packsGranting(dirs.dataDir, id);

@@ -129,7 +129,11 @@ export function identityChanges(pinned: DefinitionIdentity, current: DefinitionI
     const b = envAfter[name];
     if (a === b) continue;
     out.push(
-      a === undefined ? `env ${name} added` : b === undefined ? `env ${name} removed` : `env ${name} changed value`,
+      a === undefined
+        ? `env ${name} added`
+        : b === undefined
+          ? `env ${name} removed`
+          : `env ${name} changed value`,
     );
   }
   if (canonicalJson(pinned.env_vars ?? []) !== canonicalJson(current.env_vars ?? [])) {

@@ -76,7 +76,7 @@ export const PROBE_CODES = {
   'server-identity-changed': {
     severity: 'error',
     summary:
-      "The server reports another name (error) or version (warning) in initialize than when it was pinned. `tool-mcp pin ID` accepts it.",
+      'The server reports another name (error) or version (warning) in initialize than when it was pinned. `tool-mcp pin ID` accepts it.',
   },
   'tool-not-in-pin': {
     severity: 'error',

@@ -226,9 +226,12 @@ export function parseLock(bytes: Uint8Array, file: string): ParsedLock {
     if (entry.offered_tools !== undefined) {
       const offered = entry.offered_tools;
       if (Array.isArray(offered) && offered.every((t) => typeof t === 'string')) {
-        server.offeredTools = [...(offered as string[])].sort(compareBytewise);
+        server.offeredTools = [...offered].sort(compareBytewise);
       } else {
-        invalid([...base, 'offered_tools'], `offered_tools must be an array of tool names; ${regenerate}`);
+        invalid(
+          [...base, 'offered_tools'],
+          `offered_tools must be an array of tool names; ${regenerate}`,
+        );
         ok = false;
       }
     }

@@ -191,7 +191,7 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
   'native-role-shares-environment': {
     severity: 'info',
     meaning:
-      "a native role uses servers that need credentials; the values stay with the supervisor and the servers, no Codex process receives them",
+      'a native role uses servers that need credentials; the values stay with the supervisor and the servers, no Codex process receives them',
   },
   'server-not-pinned': {
     severity: 'info',

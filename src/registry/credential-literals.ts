@@ -59,8 +59,11 @@ interface Site {
 
 function sitesOf(value: unknown, path: KeyPath, out: Site[]): void {
   if (typeof value === 'string') out.push({ path, text: value, inKey: false });
-  else if (Array.isArray(value)) value.forEach((item, i) => sitesOf(item, [...path, i], out));
-  else if (typeof value === 'object' && value !== null) {
+  else if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      sitesOf(item, [...path, i], out);
+    });
+  } else if (typeof value === 'object' && value !== null) {
     for (const [key, item] of Object.entries(value)) {
       out.push({ path: [...path, key], text: key, inKey: true });
       sitesOf(item, [...path, key], out);
@@ -75,7 +78,10 @@ export function findCredentialLiterals(
   base: KeyPath = [],
 ): CredentialLiteral[] {
   if (credentials.length === 0) return [];
-  const matchers = credentials.map((c) => ({ name: c.name, matcher: credentialMatcher([c.value]) }));
+  const matchers = credentials.map((c) => ({
+    name: c.name,
+    matcher: credentialMatcher([c.value]),
+  }));
   const sites: Site[] = [];
   sitesOf(value, base, sites);
   const out: CredentialLiteral[] = [];

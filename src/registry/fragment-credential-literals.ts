@@ -26,7 +26,9 @@ export function fragmentCredentialLiterals(
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const entry of entries) {
-    const { id: _id, ...rest } = entry.definition;
+    const rest = Object.fromEntries(
+      Object.entries(entry.definition).filter(([key]) => key !== 'id'),
+    );
     const server = entry.definition.id;
     for (const found of findCredentialLiterals(rest, credentials)) {
       // a key holding the value is named by its table, never by itself

@@ -23,7 +23,8 @@ const STORE_DIR_MODE = 0o700;
 async function makePrivate(dir: string): Promise<void> {
   const tighten = async (path: string, mode: number): Promise<void> => {
     const info = await stat(path).catch(() => undefined);
-    if (info !== undefined && (info.mode & 0o077) !== 0) await chmod(path, mode).catch(() => undefined);
+    if (info !== undefined && (info.mode & 0o077) !== 0)
+      await chmod(path, mode).catch(() => undefined);
   };
   await tighten(join(dir, SNAPSHOT_FILE), SNAPSHOT_FILE_MODE);
   await tighten(dir, SNAPSHOT_DIR_MODE);

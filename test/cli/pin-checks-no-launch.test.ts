@@ -48,9 +48,9 @@ describe('pins checked without starting a server', () => {
 
     // pinned with a scratch root and the real tool names
     const pinned = fragment(server, '/tmp/scratch', '"read_file", "get-sum"');
-    const definition = buildRegistry([{ file, bytes: new TextEncoder().encode(pinned) }]).servers.get(
-      'fs',
-    )?.definition;
+    const definition = buildRegistry([
+      { file, bytes: new TextEncoder().encode(pinned) },
+    ]).servers.get('fs')?.definition;
     if (definition === undefined) throw new Error('fixture fragment is invalid');
     const identity = definitionIdentity(definition, server);
     await writeFile(

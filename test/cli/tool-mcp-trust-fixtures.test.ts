@@ -129,10 +129,12 @@ describe('pin and credential-value fixtures', () => {
       }>();
       const actual = json.diagnostics
         .filter((d) => TRUST_CODES.has(d.code))
-        .map((d) => ({ ...d, file: basename(d.file ?? '') }));
+        .map((d) => ({ ...d, file: basename(d.file) }));
       const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as Expected[];
-      expect(actual.map(({ message: _m, ...rest }) => rest)).toEqual(
-        expected.map(({ says: _s, ...rest }) => rest),
+      const without = <T extends object>(value: T, key: string): Partial<T> =>
+        Object.fromEntries(Object.entries(value).filter(([k]) => k !== key)) as Partial<T>;
+      expect(actual.map((d) => without(d, 'message'))).toEqual(
+        expected.map((e) => without(e, 'says')),
       );
       expected.forEach((e, i) => {
         for (const word of e.says ?? []) expect(actual[i]?.message).toContain(word);

@@ -51,7 +51,10 @@ describe('every --help of the built CLI', () => {
       expect(text, command).toMatch(/^Usage: codex-mmo /);
       for (const match of text.matchAll(/`codex-mmo ([a-z-]+)(?: ([a-z-]+))?/g)) {
         const words = [match[1] ?? '', match[2] ?? ''].filter((w) => w !== '');
-        expect(commandOf(words), `${command} --help names \`codex-mmo ${words.join(' ')}\``).toBeDefined();
+        expect(
+          commandOf(words),
+          `${command} --help names \`codex-mmo ${words.join(' ')}\``,
+        ).toBeDefined();
       }
       // a JSON example of a step with "function" must be a valid script step
       for (const match of text.matchAll(/\{"function": [^\n]*?\}\}/g)) {

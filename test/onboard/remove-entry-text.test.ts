@@ -51,7 +51,8 @@ default_tools_approval_mode = "prompt"
   it('says when no server is left, and re-renders other forms', () => {
     const single = 'schema_version = 8\n[tool_mcp_servers."a"]\ntransport = "stdio"\n';
     expect(removeEntryText(single, 'a')?.empty).toBe(true);
-    const dotted = 'schema_version = 8\n[tool_mcp_servers]\na.transport = "stdio"\nb = { transport = "stdio" }\n';
+    const dotted =
+      'schema_version = 8\n[tool_mcp_servers]\na.transport = "stdio"\nb = { transport = "stdio" }\n';
     const out = removeEntryText(dotted, 'a');
     expect(out?.rewritten).toBe(true);
     expect(out?.text).toContain('transport = "stdio"');

@@ -55,7 +55,10 @@ describe('definition identity', () => {
 
   it('ignores settings that do not decide what runs, and words every change', () => {
     const pinned = definitionIdentity(stdio, '/usr/bin/npx');
-    const timeouts = definitionIdentity({ ...stdio, tool_timeout_sec: 5, enabled_tools: ['x'] }, '/usr/bin/npx');
+    const timeouts = definitionIdentity(
+      { ...stdio, tool_timeout_sec: 5, enabled_tools: ['x'] },
+      '/usr/bin/npx',
+    );
     expect(identityDigest(timeouts)).toBe(identityDigest(pinned));
     expect(identityChanges(pinned, timeouts)).toEqual([]);
 

@@ -135,14 +135,19 @@ describe('tool-mcp add options and remove', () => {
     expect((await runIn(ws, ['tool-mcp', 'validate'])).code).toBe(0);
 
     // a secret-looking literal and a tool the server does not offer are refused
-    const secret = await add(ws, 'other', ['--env', 'API_TOKEN=abc123def456'], [EVERYTHING_BIN, 'stdio']);
+    const secret = await add(
+      ws,
+      'other',
+      ['--env', 'API_TOKEN=abc123def456'],
+      [EVERYTHING_BIN, 'stdio'],
+    );
     expect(secret.code).toBe(1);
     expect(secret.stdout).not.toContain('abc123def456');
     const typo = await add(ws, 'other', ['--tools', 'get_sum'], [EVERYTHING_BIN, 'stdio']);
     expect(typo.code).toBe(1);
-    expect(typo.json<Json>().diagnostics.find((d) => d.code === 'add-tool-not-offered')?.message).toContain(
-      "did you mean 'get-sum'?",
-    );
+    expect(
+      typo.json<Json>().diagnostics.find((d) => d.code === 'add-tool-not-offered')?.message,
+    ).toContain("did you mean 'get-sum'?");
 
     const remove = await runIn(ws, ['tool-mcp', 'remove', 'everything'], { json: false });
     expect(remove.code).toBe(0);

@@ -47,7 +47,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     }
     io.stdout(`removed ${id}\n`);
     if (ended.length > 0) {
-      io.stdout(`(ended session${ended.length === 1 ? '' : 's'} that used it: ${ended.join(', ')})\n`);
+      io.stdout(
+        `(ended session${ended.length === 1 ? '' : 's'} that used it: ${ended.join(', ')})\n`,
+      );
     }
     return EXIT_OK;
   } catch (error) {

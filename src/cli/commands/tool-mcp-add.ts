@@ -64,7 +64,8 @@ function pairs(values: unknown, option: string, valueWord: string): Record<strin
   const out: Record<string, string> = {};
   for (const item of strings(values)) {
     const at = item.indexOf('=');
-    if (at <= 0) throw new UsageError(`--${option} takes NAME=${valueWord}, not '${item.slice(0, 40)}'`);
+    if (at <= 0)
+      throw new UsageError(`--${option} takes NAME=${valueWord}, not '${item.slice(0, 40)}'`);
     const name = item.slice(0, at);
     if (Object.hasOwn(out, name)) throw new UsageError(`--${option} ${name} is given twice`);
     out[name] = item.slice(at + 1);
@@ -84,9 +85,12 @@ function seconds(value: unknown, option: string): number | undefined {
 /** The add options besides the transport: tools, approval mode and timeouts. */
 function settingsOf(values: Record<string, unknown>): Omit<AddRequest, 'id' | 'target'> {
   const mode = values['approval-mode'];
-  if (mode !== undefined && !(APPROVAL_MODES as readonly unknown[]).includes(mode)) {
+  if (
+    mode !== undefined &&
+    (typeof mode !== 'string' || !(APPROVAL_MODES as readonly string[]).includes(mode))
+  ) {
     throw new UsageError(
-      `--approval-mode takes one of ${APPROVAL_MODES.join(', ')}, not '${String(mode)}'`,
+      `--approval-mode takes one of ${APPROVAL_MODES.join(', ')}, not '${typeof mode === 'string' ? mode : '?'}'`,
     );
   }
   const tools =
@@ -96,7 +100,8 @@ function settingsOf(values: Record<string, unknown>): Omit<AddRequest, 'id' | 't
           .map((t) => t.trim())
           .filter((t) => t !== '')
       : undefined;
-  if (tools?.length === 0) throw new UsageError('--tools takes a comma-separated list of tool names');
+  if (tools?.length === 0)
+    throw new UsageError('--tools takes a comma-separated list of tool names');
   const startup = seconds(values['startup-timeout'], 'startup-timeout');
   const tool = seconds(values['tool-timeout'], 'tool-timeout');
   return {

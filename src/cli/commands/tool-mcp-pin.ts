@@ -106,7 +106,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       printJson(io, { ok: false, server: id, written: false, tools: [], diagnostics: pasted });
     } else {
       printDiagnostics(live.out, pasted);
-      live.out.stderr(`codex-mmo: ${id} was not pinned. Fix the errors above, then run pin again\n`);
+      live.out.stderr(
+        `codex-mmo: ${id} was not pinned. Fix the errors above, then run pin again\n`,
+      );
     }
     return EXIT_FAILURE;
   }

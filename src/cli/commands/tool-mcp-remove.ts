@@ -6,7 +6,13 @@
 import { basename } from 'node:path';
 
 import { removeServer, type RemoveResult } from '../../onboard/remove-server.js';
-import { parseCommand, printCaughtError, printDiagnostics, printHelp, printJson } from '../common.js';
+import {
+  parseCommand,
+  printCaughtError,
+  printDiagnostics,
+  printHelp,
+  printJson,
+} from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp remove ID [--json]

@@ -48,9 +48,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     loadCredentials(configFiles(cmd.dirs.configDir).credentials, io.env),
     readLockFile(cmd.dirs.configDir),
   ]);
-  const referenced = [...registry.servers.values()].flatMap((e) =>
-    referencedEnvVars(e.definition),
-  );
+  const referenced = [...registry.servers.values()].flatMap((e) => referencedEnvVars(e.definition));
   const known = knownCredentials(credentials.source, referenced);
   const result = await validateRegistry(registry, credentials, io, onlyId, [
     (entries) => Promise.resolve(fragmentCredentialLiterals(entries, known)),
