@@ -43,6 +43,10 @@ export const COMMANDS: Readonly<
       summary: 'start a new server, write its fragment with every tool it offers, and pin it',
       load: () => import('./commands/tool-mcp-add.js'),
     },
+    remove: {
+      summary: 'remove a server from the registry and its pin',
+      load: () => import('./commands/tool-mcp-remove.js'),
+    },
   },
   profile: {
     install: {
@@ -80,6 +84,10 @@ export const COMMANDS: Readonly<
     prune: {
       summary: 'remove snapshots no session or installed pack references',
       load: () => import('./commands/snapshot-prune.js'),
+    },
+    rm: {
+      summary: 'remove one snapshot no running session uses',
+      load: () => import('./commands/snapshot-rm.js'),
     },
   },
   session: {

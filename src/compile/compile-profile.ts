@@ -17,6 +17,8 @@ import { buildSnapshot } from '../snapshot/build-snapshot.js';
 import { storeSnapshot } from '../snapshot/snapshot-store.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
 import { loadCodexBase } from './codex-base.js';
+import { grantedServers } from '../profile/resolve-plan.js';
+import { trustChecks } from '../profile/trust-checks.js';
 
 export interface CompileRequest {
   /** An installed pack name or a path to a pack directory. */
@@ -24,8 +26,10 @@ export interface CompileRequest {
   readonly dirs: Directories;
   /** Directory a relative pack path is resolved against. */
   readonly cwd: string;
-  /** The launch environment (reserved for inputs that depend on it; compile reads none today). */
+  /** The launch environment: with `home`, the inputs are checked for credential values and pins. */
   readonly env?: Environment;
+  /** Home directory for `~/` paths of the pin checks. */
+  readonly home?: string;
 }
 
 export interface CompileResult {
@@ -71,6 +75,22 @@ export async function compileProfile(request: CompileRequest): Promise<CompileRe
     return { created: false, diagnostics };
   }
 
+  if (request.env !== undefined && request.home !== undefined) {
+    // a credential value or a changed definition never reaches a stored snapshot
+    const found = await trustChecks({
+      profile: pack,
+      packFile: pack.file,
+      ...(pack.positions !== undefined ? { packPositions: pack.positions } : {}),
+      base: base.base,
+      baseFile: base.file,
+      entries: grantedServers(pack).flatMap((id) => registry.servers.get(id) ?? []),
+      configDir: dirs.configDir,
+      env: request.env,
+      home: request.home,
+    });
+    diagnostics.push(...found);
+    if (hasErrors(found)) return { created: false, diagnostics };
+  }
   const { definitions } = registryInputs(registry);
   const snapshot = buildSnapshot(pack, definitions, base.base, lock.pins);
   const { stored, created } = await storeSnapshot(dirs.dataDir, snapshot);

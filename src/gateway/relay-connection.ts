@@ -73,6 +73,30 @@ interface PendingCall {
 
 const NO_CALLER: CallerThread = { thread: null, parent_thread: null };
 
+/** Lines of a failed server's stderr quoted in its failure. */
+const STDERR_TAIL_LINES = 5;
+
+/** `; its stderr ended with: …` (the last lines, unmasked: the caller masks), or nothing. */
+function stderrTail(upstream: Upstream): string {
+  const lines = upstream
+    .stderrText()
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '')
+    .slice(-STDERR_TAIL_LINES)
+    .map((l) => (l.length > 300 ? `${l.slice(0, 300)}…` : l));
+  return lines.length > 0 ? `; its stderr ended with: ${lines.join(' | ')}` : '';
+}
+
+/** An error with its cause (fetch failures hide the connection error there). */
+function withCause(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return cause !== undefined && cause !== null
+    ? `${describeError(error)} (${describeError(cause)})`
+    : describeError(error);
+}
+
+
 export class RelayConnection {
   private upstream: Upstream | undefined;
   private failure: string | undefined;
@@ -112,7 +136,9 @@ export class RelayConnection {
     if (!upstream.alive()) {
       const why = upstream.describeExit();
       await upstream.stop();
-      this.fail(`server '${this.route.server}' ended before it was used: ${why}`);
+      this.fail(
+        `server '${this.route.server}' ended before it was used: ${why}${stderrTail(upstream)}`,
+      );
       return;
     }
     this.upstream = upstream;
@@ -329,7 +355,9 @@ export class RelayConnection {
         id,
         error: {
           code: -32000,
-          message: this.mask(`server '${this.route.server}': ${describeError(error)}`),
+          message: this.mask(
+            `server '${this.route.server}'${this.route.definition.transport === 'streamable_http' ? ` at ${this.route.definition.url}` : ''}: ${withCause(error)}`,
+          ),
         },
       });
     });
@@ -413,8 +441,14 @@ export class RelayConnection {
   private serverGone(): void {
     if (this.closed) return;
     for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', 'server-gone');
-    const reason = `server '${this.route.server}' ended: ${this.upstream?.describeExit() ?? 'it is gone'}`;
+    const upstream = this.upstream;
+    const reason = `server '${this.route.server}' ended: ${upstream?.describeExit() ?? 'it is gone'}${upstream !== undefined ? stderrTail(upstream) : ''}`;
     this.failure = this.mask(reason);
+    // a handshake in flight is answered with the server's own last words, not a closed pipe
+    for (const id of this.inits) {
+      this.write({ jsonrpc: '2.0', id, error: { code: -32000, message: this.failure } });
+    }
+    this.inits.clear();
     this.socket.end();
   }
 

@@ -17,6 +17,11 @@ import { pinServer, type PinResult } from '../probe/pin-server.js';
 import { probeServer } from '../probe/probe-server.js';
 import type { ServerInfo } from '../probe/list-tools-live.js';
 import { isCredentialName } from '../registry/credential-patterns.js';
+import { knownCredentials } from '../registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../registry/fragment-credential-literals.js';
+import { referencedEnvVars } from '../registry/types.js';
+import { suggest } from '../diagnostics/did-you-mean.js';
+import { unversionedPackage } from '../probe/pin-check.js';
 import { loadRegistry } from '../registry/load-registry.js';
 import { checkReadiness } from '../registry/readiness.js';
 import type { ApprovalMode, RegistryEntry, ServerDefinition } from '../registry/types.js';
@@ -39,6 +44,12 @@ export const ADDED_FRAGMENT_PREFIX = '50-';
 export interface AddRequest {
   readonly id: string;
   readonly target: FragmentTarget;
+  /** Write only these offered tools into enabled_tools (default: every offered tool). */
+  readonly tools?: readonly string[];
+  /** default_tools_approval_mode (default `writes`). */
+  readonly approvalMode?: ApprovalMode;
+  readonly startupTimeoutSec?: number;
+  readonly toolTimeoutSec?: number;
 }
 
 export interface AddContext extends LaunchContext {
@@ -167,17 +178,33 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
     diagnostics,
   });
 
+  const settings = {
+    defaultApprovalMode: request.approvalMode ?? ADDED_APPROVAL_MODE,
+    ...(request.startupTimeoutSec !== undefined
+      ? { startupTimeoutSec: request.startupTimeoutSec }
+      : {}),
+    ...(request.toolTimeoutSec !== undefined ? { toolTimeoutSec: request.toolTimeoutSec } : {}),
+  };
   // 1. the definition without tools, through the registry validator (ID, command, URL, secrets)
   const draftText = renderFragment({
     id,
     target,
     tools: [{ name: 'tool', destructive: false }],
-    defaultApprovalMode: ADDED_APPROVAL_MODE,
+    ...settings,
     header: [],
   });
   const draft = validateText(file, draftText);
   const diagnostics: Diagnostic[] = unpositioned(draft.diagnostics);
   if (target.transport === 'stdio') diagnostics.push(...credentialArguments(id, target.args, file));
+  const draftServer = draft.servers[0]?.definition;
+  if (draftServer !== undefined) {
+    const draftAt: RegistryEntry = { definition: draftServer, file, replaces: [] };
+    // a literal holding a known credential value, whatever its name, is refused too
+    const known = knownCredentials(ctx.credentials, referencedEnvVars(draftServer));
+    diagnostics.push(...unpositioned(fragmentCredentialLiterals([draftAt], known)));
+    const unversioned = unversionedPackage(draftAt);
+    if (unversioned !== undefined) diagnostics.push(...unpositioned([unversioned]));
+  }
 
   // 2. the ID must be new to the registry
   const registry = await loadRegistry(ctx.configDir);
@@ -230,8 +257,23 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
   };
   if (hasErrors(diagnostics) || !probe.launched) return refused(diagnostics, info);
 
+  const offeredNames = probe.tools.map((t) => t.name);
+  for (const wanted of request.tools ?? []) {
+    if (offeredNames.includes(wanted)) continue;
+    const guess = suggest(wanted, offeredNames);
+    diagnostics.push(
+      diagnostic({
+        code: 'add-tool-not-offered',
+        message: `--tools names '${wanted}', which server '${id}' does not offer${guess !== undefined ? `; did you mean '${guess}'?` : ''} (offered: ${offeredNames.join(', ')})`,
+        file,
+        server: id,
+      }),
+    );
+  }
+  if (hasErrors(diagnostics)) return refused(diagnostics, info);
   const tools: FragmentTool[] = [];
   for (const tool of probe.tools) {
+    if (request.tools !== undefined && !request.tools.includes(tool.name)) continue;
     if (!acceptableToolName(tool.name)) {
       diagnostics.push(
         diagnostic({
@@ -271,7 +313,7 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
     id,
     target,
     tools,
-    defaultApprovalMode: ADDED_APPROVAL_MODE,
+    ...settings,
     header: [
       `Added by \`codex-mmo tool-mcp add ${id}\` on ${now().toISOString().slice(0, 10)}.`,
       `The server answered as ${serverName}, protocol ${probe.protocolVersion ?? 'unknown'}, offering ${tools.length} tool${tools.length === 1 ? '' : 's'}.`,
@@ -305,9 +347,11 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
     replaces: [],
     ...(final.positions !== undefined ? { positions: final.positions } : {}),
   };
+  // the surface listed above is the one pinned: the server is not started a second time
   const pin = await pinServer(entry, {
     ...ctx,
     now,
+    probe,
     ...(ctx.graceMs !== undefined ? { graceMs: ctx.graceMs } : {}),
   });
   const pinDiagnostics = pin.diagnostics.filter((d) => d.severity !== 'info');

@@ -26,6 +26,9 @@ export type FragmentTarget =
       readonly command: string;
       readonly args: readonly string[];
       readonly envVars: readonly string[];
+      readonly cwd?: string;
+      /** Literal, non-secret environment values. */
+      readonly env?: Readonly<Record<string, string>>;
     }
   | {
       readonly transport: 'streamable_http';
@@ -33,6 +36,8 @@ export type FragmentTarget =
       readonly bearerTokenEnvVar?: string;
       /** Header name → environment variable name. */
       readonly headerEnv: Readonly<Record<string, string>>;
+      /** Literal, non-secret header values. */
+      readonly headers?: Readonly<Record<string, string>>;
     };
 
 export interface FragmentSpec {
@@ -42,6 +47,19 @@ export interface FragmentSpec {
   readonly defaultApprovalMode: ApprovalMode;
   /** First comment lines (e.g. which server answered); sanitised like descriptions. */
   readonly header: readonly string[];
+  readonly startupTimeoutSec?: number;
+  readonly toolTimeoutSec?: number;
+}
+
+function table(
+  lines: string[],
+  name: string,
+  values: Readonly<Record<string, string>> | undefined,
+): void {
+  if (values === undefined || Object.keys(values).length === 0) return;
+  lines.push('', `[${name}]`);
+  for (const [key, value] of Object.entries(values))
+    lines.push(`${tomlKey(key)} = ${tomlString(value)}`);
 }
 
 /**
@@ -82,12 +100,13 @@ function stringArray(values: readonly string[]): string {
 /** The fragment's text. */
 export function renderFragment(spec: FragmentSpec): string {
   const lines: string[] = spec.header.map((line) => `# ${commentText(line, 200)}`.trimEnd());
-  const table = `tool_mcp_servers.${tomlKey(spec.id)}`;
-  lines.push('schema_version = 8', '', `[${table}]`);
+  const tableName = `tool_mcp_servers.${tomlKey(spec.id)}`;
+  lines.push('schema_version = 8', '', `[${tableName}]`);
   const target = spec.target;
   if (target.transport === 'stdio') {
     lines.push('transport = "stdio"', `command = ${tomlString(target.command)}`);
     if (target.args.length > 0) lines.push(`args = ${stringArray(target.args)}`);
+    if (target.cwd !== undefined) lines.push(`cwd = ${tomlString(target.cwd)}`);
     if (target.envVars.length > 0) lines.push(`env_vars = ${stringArray(target.envVars)}`);
   } else {
     lines.push('transport = "streamable_http"', `url = ${tomlString(target.url)}`);
@@ -105,17 +124,22 @@ export function renderFragment(spec: FragmentSpec): string {
     lines.push(`  ${tomlString(tool.name)},`);
   }
   lines.push(']', `default_tools_approval_mode = ${tomlString(spec.defaultApprovalMode)}`);
-  if (target.transport === 'streamable_http' && Object.keys(target.headerEnv).length > 0) {
-    lines.push('', `[${table}.env_http_headers]`);
-    for (const [header, variable] of Object.entries(target.headerEnv)) {
-      lines.push(`${tomlKey(header)} = ${tomlString(variable)}`);
-    }
+  if (spec.startupTimeoutSec !== undefined) {
+    lines.push(`startup_timeout_sec = ${String(spec.startupTimeoutSec)}`);
+  }
+  if (spec.toolTimeoutSec !== undefined) {
+    lines.push(`tool_timeout_sec = ${String(spec.toolTimeoutSec)}`);
+  }
+  if (target.transport === 'stdio') table(lines, `${tableName}.env`, target.env);
+  else {
+    table(lines, `${tableName}.http_headers`, target.headers);
+    table(lines, `${tableName}.env_http_headers`, target.headerEnv);
   }
   for (const tool of spec.tools.filter((t) => t.destructive)) {
     lines.push(
       '',
       '# the server annotates this tool as destructive: always ask before calling it',
-      `[${table}.tools.${tomlKey(tool.name)}]`,
+      `[${tableName}.tools.${tomlKey(tool.name)}]`,
       'approval_mode = "prompt"',
     );
   }

@@ -56,11 +56,37 @@ export const PROBE_CODES = {
   },
   'tool-not-pinned': {
     severity: 'warning',
-    summary: 'The server has a pin, but an enabled tool it offers is not in it.',
+    summary:
+      'The server has a pin, but an enabled tool is not in it (offered but not enabled when pinned, or a pin that did not record the offered tools).',
   },
   'server-not-pinned': {
     severity: 'info',
     summary: 'The server has no pin in tool-mcp.lock yet.',
+  },
+  'definition-drift': {
+    severity: 'error',
+    summary:
+      "A server's definition (command or the executable it resolves to, package version, args, cwd, literal env, variable names, URL, header names) differs from the one recorded by `tool-mcp pin`; says what changed. Reported by validate, doctor, probe and at session start without starting the server; `tool-mcp pin ID` accepts it.",
+  },
+  'pin-definition-missing': {
+    severity: 'warning',
+    summary:
+      'The pin was written before pins recorded the server definition (lock_version 1), so a changed definition cannot be noticed. `tool-mcp pin ID` records it.',
+  },
+  'server-identity-changed': {
+    severity: 'error',
+    summary:
+      'The server reports another name (error) or version (warning) in initialize than when it was pinned. `tool-mcp pin ID` accepts it.',
+  },
+  'tool-not-in-pin': {
+    severity: 'error',
+    summary:
+      'A name in enabled_tools that the server did not offer when it was pinned (checked offline by validate and doctor); suggests the nearest pinned name.',
+  },
+  'package-version-unpinned': {
+    severity: 'warning',
+    summary:
+      'A stdio command runs a package through npx, uvx or a similar runner without a version, so each start may fetch different code.',
   },
   'lock-file-unreadable': {
     severity: 'error',

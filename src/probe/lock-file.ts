@@ -79,7 +79,7 @@ export async function writeLock(configDir: string, lock: ToolLock): Promise<stri
   const temp = join(dirname(file), `.tool-mcp.lock.${randomBytes(6).toString('hex')}.tmp`);
   try {
     await mkdir(dirname(file), { recursive: true });
-    const handle = await open(temp, 'wx', 0o644);
+    const handle = await open(temp, 'wx', 0o600);
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();

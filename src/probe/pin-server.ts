@@ -15,16 +15,35 @@ import { probeServer, type ProbeContext, type ProbeResult } from './probe-server
 import type { ToolDrift } from './tool-drift.js';
 import { canonicalPart } from './tool-surface.js';
 import { ownValue } from '../registry/own-record.js';
+import { definitionIdentity, identityDigest } from './definition-identity.js';
+import { definitionChanges as changesSincePin } from './pin-check.js';
 
 /** Diagnostics a successful pin resolves, so they are not repeated in its report. */
-const RESOLVED_BY_PIN = new Set(['tool-drift', 'tool-not-pinned', 'server-not-pinned']);
+const RESOLVED_BY_PIN = new Set([
+  'tool-drift',
+  'tool-not-pinned',
+  'server-not-pinned',
+  'definition-drift',
+  'server-identity-changed',
+  'pin-definition-missing',
+]);
 /** Errors that do not stop a pin: drift is what a pin accepts; a broken entry is rewritten. */
-const ACCEPTED_BY_PIN = new Set(['tool-drift', 'lock-file-invalid']);
+const ACCEPTED_BY_PIN = new Set([
+  'tool-drift',
+  'definition-drift',
+  'server-identity-changed',
+  'lock-file-invalid',
+]);
 
 export interface PinContext extends Omit<ProbeContext, 'lock'> {
   readonly configDir: string;
   /** Clock for `pinned_at` (tests fix it). */
   readonly now?: () => Date;
+  /**
+   * A probe of this very server just made (by `tool-mcp add`): pinned as it is, judged against
+   * the entry's enabled_tools, without starting the server again.
+   */
+  readonly probe?: ProbeResult;
 }
 
 export interface PinResult {
@@ -42,6 +61,10 @@ export interface PinResult {
   readonly added: readonly string[];
   /** Tools dropped from the pin (no longer enabled). */
   readonly removed: readonly string[];
+  /** How the definition differs from the previous pin (empty when unchanged or first pin). */
+  readonly definitionChanges: readonly string[];
+  /** The server's reported name and version before and now, when they changed. */
+  readonly identity?: { readonly before: string; readonly after: string };
   readonly diagnostics: readonly Diagnostic[];
 }
 
@@ -65,7 +88,7 @@ function pinnedToolOf(tool: ProbedTool): PinnedTool {
 export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<PinResult> {
   const server = entry.definition.id;
   const lock = await readLockFile(ctx.configDir);
-  const probe = await probeServer(entry, { ...ctx, lock });
+  const probe = ctx.probe ?? (await probeServer(entry, { ...ctx, lock }));
   /** A result that writes nothing: refused, or the surface is already pinned as it is. */
   const unwritten = (diagnostics: readonly Diagnostic[], pin?: ServerPin): PinResult => ({
     ok: pin !== undefined,
@@ -77,6 +100,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
     accepted: [],
     added: [],
     removed: [],
+    definitionChanges: [],
     diagnostics,
   });
   const refused = (diagnostics: readonly Diagnostic[]): PinResult => unwritten(diagnostics);
@@ -86,7 +110,8 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
   );
   if (blocking.length > 0 || !probe.launched) return refused(probe.diagnostics);
 
-  const enabledTools = probe.tools.filter((t) => t.enabled);
+  const enabledTools = probe.tools.filter((t) => entry.definition.enabled_tools.includes(t.name));
+  const definition = definitionIdentity(entry.definition, probe.commandPath);
   const pin: ServerPin = {
     server,
     pinnedAt: (ctx.now?.() ?? new Date()).toISOString(),
@@ -95,6 +120,11 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
       ? { serverName: probe.serverInfo.name, serverVersion: probe.serverInfo.version }
       : {}),
     ...(probe.protocolVersion !== undefined ? { protocolVersion: probe.protocolVersion } : {}),
+    definitionDigest: identityDigest(definition),
+    definition,
+    offeredTools: [...new Set(probe.tools.map((t) => t.name))].sort((a, b) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    ),
     tools: enabledTools
       .map(pinnedToolOf)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
@@ -104,6 +134,12 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
   const nowNames = new Set(pin.tools.map((t) => t.name));
   const added = [...nowNames].filter((n) => !previousNames.has(n));
   const removed = [...previousNames].filter((n) => !nowNames.has(n));
+  const definitionChanges =
+    previous === undefined ? [] : changesSincePin(entry, previous, probe.commandPath);
+  const before = `${previous?.serverName ?? ''} ${previous?.serverVersion ?? ''}`.trim();
+  const after = `${pin.serverName ?? ''} ${pin.serverVersion ?? ''}`.trim();
+  const identity =
+    previous?.serverName !== undefined && before !== after ? { before, after } : undefined;
   // broken lock entries are dropped when the lock is rewritten: still worth a warning
   const diagnostics = probe.diagnostics
     .filter((d) => !RESOLVED_BY_PIN.has(d.code))
@@ -128,6 +164,8 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
     accepted: probe.drift,
     added: previous === undefined ? [] : added,
     removed,
+    definitionChanges,
+    ...(identity !== undefined ? { identity } : {}),
     diagnostics,
   };
 }

@@ -21,6 +21,7 @@ import type { LockFileContents } from './lock-file.js';
 import { maskDeep } from '../diagnostics/mask-secrets.js';
 import type { ToolDrift } from './tool-drift.js';
 import { ownValue } from '../registry/own-record.js';
+import { checkAgainstPin, identityChange } from './pin-check.js';
 
 export interface ProbeContext extends LaunchContext {
   /** The lock file as read (`readLockFile`); pins are compared against it. */
@@ -38,6 +39,8 @@ export interface ProbeResult {
   readonly transport: Transport;
   /** Whether the server was started (or connected to) at all. */
   readonly launched: boolean;
+  /** Stdio: the executable the command resolved to. */
+  readonly commandPath?: string;
   readonly serverInfo?: ServerInfo;
   readonly protocolVersion?: string;
   readonly timeToReadyMs?: number;
@@ -71,16 +74,23 @@ function tailLines(text: string): string[] {
 export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Promise<ProbeResult> {
   const definition = entry.definition;
   const server = definition.id;
-  const base = {
-    server,
-    transport: definition.transport,
-  };
   const readiness = await checkReadiness(entry, {
     env: ctx.env,
     home: ctx.home,
     credentials: ctx.credentials,
   });
-  const diagnostics: Diagnostic[] = [...ctx.lock.diagnostics, ...readiness.diagnostics];
+  const commandPath = readiness.command?.resolved;
+  const base = {
+    server,
+    transport: definition.transport,
+    ...(commandPath !== undefined ? { commandPath } : {}),
+  };
+  const pin = ownValue(ctx.lock.lock.servers, server);
+  const diagnostics: Diagnostic[] = [
+    ...ctx.lock.diagnostics,
+    ...readiness.diagnostics,
+    ...checkAgainstPin(entry, pin, commandPath, ctx.lock.file, false),
+  ];
   const plan = planLaunch(definition, ctx);
   const notLaunched = (why: string): ProbeResult => {
     diagnostics.push(
@@ -191,11 +201,13 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
       }),
     );
   }
+  const changed = identityChange(entry, pin, maskDeep(surface.serverInfo, plan.secrets));
+  if (changed !== undefined) diagnostics.push(changed);
   const analysis = analyzeSurface(
     entry,
     surface.tools,
     {
-      ...((pin) => (pin !== undefined ? { pin } : {}))(ownValue(ctx.lock.lock.servers, server)),
+      ...(pin !== undefined ? { pin } : {}),
       file: ctx.lock.file,
       ...(ctx.lock.positions !== undefined ? { positions: ctx.lock.positions } : {}),
     },

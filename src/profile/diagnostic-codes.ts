@@ -189,9 +189,9 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     meaning: 'two servers of one Codex process would be offered to the model under one name',
   },
   'native-role-shares-environment': {
-    severity: 'warning',
+    severity: 'info',
     meaning:
-      "a native role's server credentials are in its process environment, shared with the process",
+      'a native role uses servers that need credentials; the values stay with the supervisor and the servers, no Codex process receives them',
   },
   'server-not-pinned': {
     severity: 'info',

@@ -23,7 +23,12 @@ import type { VariablePresence } from '../registry/credentials-types.js';
 import { loadRegistry } from '../registry/load-registry.js';
 import { checkReadiness, type Readiness } from '../registry/readiness.js';
 import type { Transport } from '../registry/types.js';
-import { readLock } from '../probe/lock-file.js';
+import { readLockFile } from '../probe/lock-file.js';
+import { checkPins } from '../probe/check-pins.js';
+import { pinnedToolNames } from '../probe/pin-check.js';
+import { knownCredentials } from '../registry/credential-literals.js';
+import { referencedEnvVars, type RegistryEntry } from '../registry/types.js';
+import { profileCredentialLiterals } from './pack-credential-literals.js';
 import { nativeIsolationDiagnostics } from './native-isolation.js';
 import { wireEnforcement } from '../model-wire/enforcement.js';
 import { openPack } from './pack-store.js';
@@ -56,6 +61,8 @@ export interface DoctorServer {
   /** Defined and valid in the registry and ready: command, working directory, every variable. */
   readonly ok: boolean;
   readonly pinned: boolean;
+  /** Whether the definition changed since it was pinned (`definition-drift`). */
+  readonly drifted: boolean;
   readonly command?: { readonly name: string; readonly resolved?: string };
   readonly variables: readonly VariablePresence[];
 }
@@ -255,11 +262,18 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
 
   const { dir, loaded } = await openPack(input.nameOrPath, input.dirs.dataDir, input.cwd);
   const pack = loaded.pack;
+  const lockFile = await readLockFile(input.dirs.configDir);
+  // the lock knows what each pinned server offers: a grant naming a real tool is never blamed
+  // for a typo in the operator's list
+  const pinnedTools = new Map<string, readonly string[]>();
+  for (const [id, pin] of Object.entries(lockFile.lock.servers)) {
+    pinnedTools.set(id, pinnedToolNames(pin));
+  }
   if (pack === undefined) {
     // the grants are still checked against the registry: one run reports every problem
     diagnostics.push(
       ...(loaded.partial !== undefined
-        ? withGrantProblems(loaded, await loadRegistry(input.dirs.configDir))
+        ? withGrantProblems(loaded, await loadRegistry(input.dirs.configDir), {}, pinnedTools)
         : loaded.diagnostics),
     );
     return finish(dir !== undefined ? { pack: dir } : {});
@@ -269,7 +283,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   const uses = grantUses(pack);
   const ids = [...uses.keys()];
   const registry = await loadRegistry(input.dirs.configDir);
-  const resolved = resolveAgainst(pack, registry);
+  const resolved = resolveAgainst(pack, registry, {}, pinnedTools);
   diagnostics.push(...resolved.diagnostics);
 
   const files = configFiles(input.dirs.configDir);
@@ -299,9 +313,38 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   const graded = gradeReadiness(readiness, uses, files.credentials);
   diagnostics.push(...graded);
 
-  const lock = await readLock(input.dirs.configDir);
+  const grantedEntries = ids
+    .map((id) => registry.servers.get(id))
+    .filter((e): e is RegistryEntry => e !== undefined);
+  const known = knownCredentials(
+    credentials.source,
+    [...registry.servers.values()].flatMap((e) => referencedEnvVars(e.definition)),
+  );
   diagnostics.push(
-    ...lock.diagnostics.filter((d) => d.server === undefined || ids.includes(d.server)),
+    ...profileCredentialLiterals(
+      {
+        profile: pack,
+        packFile: pack.file,
+        ...(pack.positions !== undefined ? { packPositions: pack.positions } : {}),
+        base: codexBase.base,
+        baseFile: codexBase.file,
+        entries: grantedEntries,
+      },
+      known,
+    ),
+  );
+  const pinFindings = await checkPins(grantedEntries, lockFile, {
+    env: input.env,
+    home: input.home,
+    readiness,
+  });
+  diagnostics.push(...pinFindings);
+  const drifted = new Set(
+    pinFindings.filter((d) => d.code === 'definition-drift').map((d) => d.server),
+  );
+  const lock = { pins: lockFile.lock.servers };
+  diagnostics.push(
+    ...lockFile.diagnostics.filter((d) => d.server === undefined || ids.includes(d.server)),
   );
   for (const id of ids) {
     if (!registry.servers.has(id) || ownValue(lock.pins, id) !== undefined) continue;
@@ -345,6 +388,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
       required: use.required,
       ok: entry !== undefined && (ready?.ok ?? false),
       pinned: ownValue(lock.pins, id) !== undefined,
+      drifted: drifted.has(id),
       ...(ready?.command ? { command: ready.command } : {}),
       variables: ready?.variables ?? [],
     };

@@ -210,8 +210,8 @@ function nativeListings(
 
 /**
  * `native-role-not-isolated` (warning) for every native role whose effective tools — Tool MCP
- * servers and `mmo_mesh` reach — differ from its own grants, and `native-role-shares-environment` when a native role's servers use
- * credentials (warning when they bring variables the root's own servers do not use, info otherwise).
+ * servers and `mmo_mesh` reach — differ from its own grants, and `native-role-shares-environment`
+ * (info) when a native role's servers use credentials, which no Codex process receives.
  * The statements name the Codex version they describe (default: the newest supported); a version
  * that isolates native roles gets no `native-role-not-isolated`.
  */
@@ -265,14 +265,12 @@ export function nativeIsolationDiagnostics(
       );
     }
     if (delta.env.length > 0) {
-      const beyond = delta.envBeyondRoot.length > 0;
+      const names = delta.envBeyondRoot.length > 0 ? delta.envBeyondRoot : delta.env;
       out.push(
         diagnostic({
-          severity: beyond ? 'warning' : 'info',
+          severity: 'info',
           code: 'native-role-shares-environment',
-          message: beyond
-            ? `native role \`${delta.role}\`'s servers use ${delta.envBeyondRoot.join(', ')}, so \`${delta.process}\`'s Codex process receives ${delta.envBeyondRoot.length === 1 ? 'that variable' : 'those variables'}, and \`${delta.process}\` and its other native roles share it: tool visibility is per role, the process environment is not. Make \`${delta.role}\` a participant role (spawn through mmo_mesh) when its credentials must stay isolated`
-            : `native role \`${delta.role}\` shares \`${delta.process}\`'s process environment (${delta.env.join(', ')}); the process environment is not role-scoped — use a participant role when strict credential isolation is required`,
+          message: `native role \`${delta.role}\` runs inside \`${delta.process}\`'s Codex process and uses servers that need ${names.join(', ')}; their values stay in the supervising codex-mmo process and the server processes it starts — no Codex process, root or native, receives them — and the gateway checks each call against the calling role's own grant. Only the process's server connections are shared, not credentials`,
           ...where,
         }),
       );

@@ -25,9 +25,9 @@ import { pseudoFilesystemOf } from '../paths/special-filesystem.js';
 import { loadPack, type LoadedPack } from './load-pack.js';
 import { PACK_FILE, PACK_NAME_PATTERN } from './pack-fields.js';
 
-/** Mode of installed files and directories: read-only for everybody. */
-export const INSTALLED_FILE_MODE = 0o444;
-export const INSTALLED_DIR_MODE = 0o555;
+/** Mode of installed files and directories: read-only, for the operator only. */
+export const INSTALLED_FILE_MODE = 0o400;
+export const INSTALLED_DIR_MODE = 0o500;
 
 export interface InstallResult {
   /** The pack's name, when its profile.toml could be read. */
@@ -201,7 +201,7 @@ export async function installPack(
   let staging: string | undefined;
   let retired: string | undefined;
   try {
-    await mkdir(root, { recursive: true });
+    await mkdir(root, { recursive: true, mode: 0o700 });
     staging = await mkdtemp(join(root, `.install-${name}-`));
     await writeReadOnlyTree(staging, contents);
     if (exists) {

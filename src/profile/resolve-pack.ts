@@ -61,13 +61,14 @@ export function resolveAgainst(
   pack: ProfilePack,
   registry: Registry,
   options: RegistryDiagnosticOptions = {},
+  pinnedTools?: ReadonlyMap<string, readonly string[]>,
 ): { plan: ResolvedPlan | undefined; diagnostics: Diagnostic[] } {
   const { definitions, invalidServers } = registryInputs(registry);
   const resolved = resolvePlan(
     pack,
     definitions,
     { file: pack.file, ...(pack.positions ? { positions: pack.positions } : {}) },
-    { invalidServers },
+    { invalidServers, ...(pinnedTools !== undefined ? { pinnedTools } : {}) },
   );
   return {
     plan: resolved.plan,
@@ -88,6 +89,7 @@ export function withGrantProblems(
   loaded: LoadedPack,
   registry: Registry,
   options: RegistryDiagnosticOptions = {},
+  pinnedTools?: ReadonlyMap<string, readonly string[]>,
 ): Diagnostic[] {
   const { partial, file } = loaded;
   if (partial === undefined || file === undefined) return [...loaded.diagnostics];
@@ -97,7 +99,7 @@ export function withGrantProblems(
     partial,
     definitions,
     { file, ...(positions ? { positions } : {}) },
-    { invalidServers },
+    { invalidServers, ...(pinnedTools !== undefined ? { pinnedTools } : {}) },
   );
   const key = (d: Diagnostic): string => `${d.code} ${d.file ?? ''} ${d.path ?? ''}`;
   const superseded = new Set(grants.map(key));

@@ -33,6 +33,11 @@ export interface ResolveOptions {
    * them; a grant of one is reported as such rather than as an unknown server.
    */
   readonly invalidServers?: ReadonlyMap<string, string>;
+  /**
+   * Tool names each pinned server offered (from tool-mcp.lock): a granted tool the server offers
+   * but the operator's list lacks is then blamed on the operator's list, not on the grant.
+   */
+  readonly pinnedTools?: ReadonlyMap<string, readonly string[]>;
 }
 
 type ServerMap = ReadonlyMap<string, ServerDefinition>;
@@ -214,8 +219,23 @@ export function checkGrants(
       );
       return;
     }
+    const offered = options.pinnedTools?.get(server);
     tools.forEach((tool, index) => {
       if (operator.includes(tool)) return;
+      if (offered?.includes(tool) === true) {
+        const strays = operator.filter((t) => !offered.includes(t));
+        const cause =
+          strays.length > 0
+            ? `; that list names ${strays.map((t) => `\`${t}\``).join(', ')}, which the pinned server does not offer, so the operator's registry likely has a typo (codex-mmo tool-mcp validate ${server}). The grant is right: fix enabled_tools in tool-mcp.d`
+            : `; the operator decides whether to add it to enabled_tools in tool-mcp.d`;
+        report(
+          'tool-not-allowed',
+          [...grantPath, 'enabled_tools', index],
+          `tool \`${tool}\` is offered by \`${server}\` (pinned in tool-mcp.lock) but is outside ${operatorList}${cause}`,
+          server,
+        );
+        return;
+      }
       const guess = suggest(tool, operator);
       const hint = guess !== undefined ? ` Did you mean \`${guess}\`?` : '';
       report(

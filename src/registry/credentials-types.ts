@@ -14,6 +14,8 @@ export interface CredentialSource {
   lookup(name: string): { readonly origin: CredentialOrigin; readonly value: string } | undefined;
   /** Every value known to this source, for masking output of child processes. */
   secretValues(): readonly string[];
+  /** Names with a value in credentials.env (sources built elsewhere may not know them). */
+  fileNames?(): readonly string[];
 }
 
 /** Presence of one variable, safe to print. */

@@ -48,6 +48,9 @@ export function credentialSourceFrom(
     file,
     fileExists,
     lookup,
+    fileNames(): readonly string[] {
+      return [...values.keys()];
+    },
     secretValues(): readonly string[] {
       const out = new Set<string>(values.values());
       for (const name of new Set([...values.keys(), ...lookedUp])) {

@@ -286,6 +286,12 @@ export const REGISTRY_CODES = {
     stage: 'credentials',
     summary: 'A `credentials.env` line is not valid UTF-8.',
   },
+  'known-credential-literal': {
+    severity: 'error',
+    stage: 'credentials',
+    summary:
+      'A literal (any value or key of a definition, of codex-base.toml or of a pack) contains the value of a known credential, as is or base64, hex or URL-encoded; named by key and variable, never by value.',
+  },
   'missing-env-var': {
     severity: 'error',
     stage: 'readiness',

@@ -122,6 +122,15 @@ export function lookupServer(registry: Registry, id: string): ServerLookup {
 }
 
 /**
+ * A further check of the valid entries being validated (e.g. against the pins in tool-mcp.lock or
+ * the known credential values), given their readiness; its errors fail the servers they name.
+ */
+export type ExtraCheck = (
+  entries: readonly RegistryEntry[],
+  readiness: readonly Readiness[],
+) => Promise<Diagnostic[]>;
+
+/**
  * Validates the registry and the readiness of its entries. With `onlyId`, reports only that
  * server (its own diagnostics plus the fragment-level ones affecting it); an unknown `onlyId`
  * yields an `unknown-server` error with a suggestion.
@@ -131,6 +140,7 @@ export async function validateRegistry(
   credentials: LoadedCredentials,
   ctx: Pick<ReadinessContext, 'env' | 'home'>,
   onlyId?: string,
+  extraChecks: readonly ExtraCheck[] = [],
 ): Promise<RegistryValidation> {
   const readinessCtx: ReadinessContext = {
     env: ctx.env,
@@ -151,14 +161,17 @@ export async function validateRegistry(
   );
   const readiness = await Promise.all(entries.map((e) => checkReadiness(e, readinessCtx)));
   const readyById = new Map(readiness.map((r) => [r.server, r]));
+  const extra = (await Promise.all(extraChecks.map((check) => check(entries, readiness)))).flat();
   const diagnostics = [
     ...(onlyId === undefined ? registry.diagnostics : diagnosticsAffecting(registry, onlyId)),
     ...credentials.diagnostics,
     ...readiness.flatMap((r) => r.diagnostics),
+    ...extra,
   ];
+  const failing = new Set(extra.filter((d) => d.severity === 'error').map((d) => d.server));
   const servers = statuses.map((s): ServerStatus => {
     const ready = readyById.get(s.id);
-    return { ...s, ok: s.ok && (ready?.ok ?? false) };
+    return { ...s, ok: s.ok && (ready?.ok ?? false) && !failing.has(s.id) };
   });
   return { ok: !hasErrors(diagnostics), diagnostics, servers, readiness };
 }

@@ -362,6 +362,29 @@ async function driveProcess(
   }
 }
 
+/**
+ * A role's missing tools are a warning when every server they belong to is granted as not
+ * required and failed to start in that process: Codex runs without it, as the grant allows.
+ */
+function optionalFailure(
+  d: Diagnostic,
+  missing: Readonly<Record<string, readonly string[]>>,
+  failures: readonly SmokeServerFailure[],
+  process: string,
+): Diagnostic {
+  if (d.code !== 'smoke-tool-missing') return d;
+  const servers = Object.keys(missing).filter((s) => (missing[s] ?? []).length > 0);
+  const optional = servers.every((s) =>
+    failures.some((f) => f.process === process && f.server === s && !f.required),
+  );
+  if (servers.length === 0 || !optional) return d;
+  return {
+    ...d,
+    severity: 'warning',
+    message: `${d.message} (${servers.join(', ')} failed to start and ${servers.length === 1 ? 'is' : 'are'} granted with required = false, so the session runs without ${servers.length === 1 ? 'it' : 'them'}; see smoke-server-failed)`,
+  };
+}
+
 /** Failures of participants' servers, from the broker: required ones from failed spawns. */
 function participantFailures(run: Run, participants: readonly ParticipantInfo[]): void {
   for (const info of participants) {
@@ -406,6 +429,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     dirs: request.dirs,
     cwd: request.cwd,
     env: request.env,
+    home: request.home,
   });
   diagnostics.push(...compiled.diagnostics);
   const plan = compiled.plan;
@@ -651,7 +675,11 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
         role,
         howStarted(plan, spawnedBy, process, role, script.nativeParent(process.root, role)),
       );
-      diagnostics.push(...roleDiagnostics(role, m, wire.enforcing));
+      diagnostics.push(
+        ...roleDiagnostics(role, m, wire.enforcing).map((d) =>
+          optionalFailure(d, m.missing, run.failures, process.root),
+        ),
+      );
       measured.set(role, [...(measured.get(role) ?? []), m]);
     }
   }

@@ -20,6 +20,7 @@ import { processStartTime } from '../process/session-marker.js';
 import { processBoundary, sessionReadDeny } from './read-deny.js';
 import { newSessionId } from './session-id.js';
 import { sessionDir } from './session-store.js';
+import { snapshotTrustChecks } from './snapshot-trust.js';
 
 export interface StartSessionRequest {
   readonly mode: SessionMode;
@@ -59,6 +60,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       dirs: request.dirs,
       cwd: request.cwd,
       env: request.env,
+      home: request.home,
     }),
     loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
     codexInUse(request.dirs.codexBin, request.env, request.cwd),
@@ -72,6 +74,10 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   }
   const diagnostics: Diagnostic[] = [...compiled.diagnostics, ...credentials.diagnostics];
   if (hasErrors(credentials.diagnostics)) return { ok: false, diagnostics };
+  // a reused compile was checked against the credentials and pins of its time: check again
+  const trust = await snapshotTrustChecks(compiled.stored, request, credentials.source);
+  diagnostics.push(...trust);
+  if (hasErrors(trust)) return { ok: false, diagnostics };
 
   if (codex.detection.kind === 'failed') {
     diagnostics.push(

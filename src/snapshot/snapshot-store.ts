@@ -13,6 +13,22 @@ import { sha256Hex } from './canonical-json.js';
 import { SNAPSHOT_FORMAT, type Snapshot, type StoredSnapshot } from './types.js';
 
 export const SNAPSHOT_FILE = 'snapshot.json';
+/** A stored snapshot is readable by its owner only: it holds instructions and definitions. */
+export const SNAPSHOT_FILE_MODE = 0o400;
+export const SNAPSHOT_DIR_MODE = 0o500;
+/** The snapshots directory itself. */
+const STORE_DIR_MODE = 0o700;
+
+/** Takes group and other access away from a snapshot stored by an older codex-mmo. */
+async function makePrivate(dir: string): Promise<void> {
+  const tighten = async (path: string, mode: number): Promise<void> => {
+    const info = await stat(path).catch(() => undefined);
+    if (info !== undefined && (info.mode & 0o077) !== 0)
+      await chmod(path, mode).catch(() => undefined);
+  };
+  await tighten(join(dir, SNAPSHOT_FILE), SNAPSHOT_FILE_MODE);
+  await tighten(dir, SNAPSHOT_DIR_MODE);
+}
 const HEX_ID = /^[0-9a-f]{64}$/;
 
 /** What `snapshot list` shows about one stored snapshot. */
@@ -60,10 +76,14 @@ export async function storeSnapshot(
   const hex = sha256Hex(text);
   const root = snapshotsDir(dataDir);
   const target = join(root, hex);
-  if (await exists(target)) return { stored: await readStored(root, hex), created: false };
+  if (await exists(target)) {
+    await makePrivate(target);
+    return { stored: await readStored(root, hex), created: false };
+  }
 
   try {
-    await mkdir(root, { recursive: true });
+    await mkdir(root, { recursive: true, mode: STORE_DIR_MODE });
+    await chmod(root, STORE_DIR_MODE);
   } catch (error) {
     throw new IoError(root, `cannot create ${root}: ${describeError(error)}`, { cause: error });
   }
@@ -75,15 +95,15 @@ export async function storeSnapshot(
   }
   try {
     const file = join(temp, SNAPSHOT_FILE);
-    const handle = await open(file, 'wx', 0o444);
+    const handle = await open(file, 'wx', SNAPSHOT_FILE_MODE);
     try {
       await handle.writeFile(text, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();
     }
-    await chmod(file, 0o444);
-    await chmod(temp, 0o555);
+    await chmod(file, SNAPSHOT_FILE_MODE);
+    await chmod(temp, SNAPSHOT_DIR_MODE);
     try {
       await rename(temp, target);
     } catch (error) {
@@ -106,7 +126,7 @@ export async function storeSnapshot(
 
 async function removeTemp(temp: string): Promise<void> {
   if (!(await exists(temp).catch(() => false))) return;
-  await chmod(temp, 0o755).catch(() => undefined);
+  await chmod(temp, 0o700).catch(() => undefined);
   await rm(temp, { recursive: true, force: true }).catch(() => undefined);
 }
 
@@ -140,6 +160,14 @@ async function storedIds(root: string): Promise<string[]> {
  * bytes no longer match their identity.
  */
 export async function readSnapshot(dataDir: string, idOrPrefix: string): Promise<StoredSnapshot> {
+  return readStored(snapshotsDir(dataDir), await resolveSnapshotHex(dataDir, idOrPrefix));
+}
+
+/**
+ * The hex id of the one stored snapshot `idOrPrefix` names, without reading it. Throws like
+ * `readSnapshot` for no match or an ambiguous prefix.
+ */
+export async function resolveSnapshotHex(dataDir: string, idOrPrefix: string): Promise<string> {
   const hex = hexOf(idOrPrefix);
   const root = snapshotsDir(dataDir);
   const matches =
@@ -162,7 +190,7 @@ export async function readSnapshot(dataDir: string, idOrPrefix: string): Promise
         .join(', ')}; give more digits`,
     );
   }
-  return readStored(root, matches[0] ?? hex);
+  return matches[0] ?? hex;
 }
 
 async function readStored(root: string, hex: string): Promise<StoredSnapshot> {

@@ -31,7 +31,7 @@ describe('profile install', () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('profile research installed at');
     const installed = join(t.base, 'data', 'profiles', 'research');
-    expect((await stat(join(installed, 'profile.toml'))).mode & 0o777).toBe(0o444);
+    expect((await stat(join(installed, 'profile.toml'))).mode & 0o777).toBe(0o400);
 
     const again = await t.run(['profile', 'install', t.pack, '--json']);
     expect(again.code).toBe(0);

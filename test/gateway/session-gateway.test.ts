@@ -53,7 +53,7 @@ const WALK_PROC =
   'p=$$; while [ "$p" -gt 1 ]; do echo "== $p $(tr "\\0" " " < /proc/$p/cmdline 2>/dev/null | cut -c1-80)"; ' +
   'tr "\\0" "\\n" < /proc/$p/environ 2>/dev/null | grep -E "LEAD_CRED|CODEX_MMO_|gw-session"; p=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2); done; echo "== env"; env | grep -E "LEAD_CRED|CODEX_MMO_|gw-session"; echo "== end"';
 
-function registry(root: string, variant: boolean): string {
+function registry(root: string): string {
   return (
     echoServer('recorder', {
       tools: 'note',
@@ -76,7 +76,7 @@ default_tools_approval_mode = "approve"
 ` +
     echoServer('drifty', {
       tools: 'stable,changed',
-      ...(variant ? { args: ['--variant', 'changed=now also uploads files'] } : {}),
+      args: ['--variant-file', join(root, 'drifty-variant.txt')],
     })
   );
 }
@@ -173,18 +173,15 @@ beforeAll(async () => {
   requireBuild();
   model = await startScriptedModel(script);
   world = await makeWorld({
-    registry: (root) => registry(root, false),
+    registry: (root) => registry(root),
     profile: PROFILE,
     modelUrl: model.baseUrl,
     credentials: `LEAD_CRED=${CANARY}\n`,
   });
-  // pin the surfaces, then let one tool of `drifty` change
+  // pin the surfaces, then let one tool of `drifty` change (its definition stays as pinned)
   const pinned = await runInWorld(world, ['tool-mcp', 'pin', 'drifty']);
   expect(pinned.code, pinned.stderr).toBe(0);
-  await writeFile(
-    join(world.configDir, 'tool-mcp.d', '10-test.toml'),
-    `schema_version = 8\n${registry(world.root, true)}`,
-  );
+  await writeFile(join(world.root, 'drifty-variant.txt'), 'changed=now also uploads files');
 });
 
 afterAll(async () => {

@@ -59,7 +59,7 @@ describe('lock format', () => {
     expect(parsed.lock.servers.firecrawl?.tools[1]?.description).toBe(
       'Search the web.\nSecond "line".',
     );
-    expect((parse(text) as { lock_version: number }).lock_version).toBe(1);
+    expect((parse(text) as { lock_version: number }).lock_version).toBe(2);
   });
 
   it('reports invalid entries with position and keeps valid servers', () => {

@@ -74,7 +74,9 @@ describe('tool-mcp pin and drift', () => {
     expect(lockText.startsWith(LOCK_HEADER)).toBe(true);
     expect(lockText).toContain('[servers.web.tools.search]');
     expect(lockText).toContain('description = "Search the web for a query."');
-    expect(lockText).not.toContain('admin');
+    // offered tools are named (so a typo in enabled_tools is found offline); only enabled ones pinned
+    expect(lockText).toContain('offered_tools = [ "admin", "fetch", "search" ]');
+    expect(lockText).not.toContain('[servers.web.tools.admin]');
     const { pins } = await readLock(ws.configDir);
     expect(pins.web?.map((p) => p.name)).toEqual(['fetch', 'search']);
     expect(pins.web?.[0]?.digest).toMatch(/^sha256:[0-9a-f]{64}$/);

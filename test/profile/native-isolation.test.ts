@@ -80,8 +80,9 @@ describe('native role deltas', () => {
     expect(warning!.message).toContain('participant role');
     expect(warning!.message).toContain('mmo_mesh');
     const env = diagnostics.find((d) => d.code === 'native-role-shares-environment');
-    expect(env).toMatchObject({ severity: 'warning' });
+    expect(env).toMatchObject({ severity: 'info' });
     expect(env!.message).toContain('WEB_KEY');
+    expect(env!.message).toContain('no Codex process, root or native, receives them');
   });
 
   it('says nothing about a native role whose grants equal its root’s and that uses no credentials', () => {

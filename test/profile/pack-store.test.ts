@@ -43,11 +43,11 @@ describe('installPack', () => {
     });
     expect(result.path).toBe(join(data, 'profiles', 'research'));
     expect(await modes(result.path!)).toEqual({
-      '.': '555',
-      'lead.md': '444',
-      'profile.toml': '444',
-      'researcher.md': '444',
-      'reviewer.md': '444',
+      '.': '500',
+      'lead.md': '400',
+      'profile.toml': '400',
+      'researcher.md': '400',
+      'reviewer.md': '400',
     });
     expect(await readFile(join(result.path!, 'lead.md'), 'utf8')).toBe(
       await readFile(join(src, 'lead.md'), 'utf8'),
@@ -67,11 +67,11 @@ describe('installPack', () => {
     const data = await tmpDir();
     const result = await installPack(src, data);
     expect(await modes(result.path!)).toEqual({
-      '.': '555',
-      prompts: '555',
-      'prompts/deep': '555',
-      'prompts/deep/a.md': '444',
-      'profile.toml': '444',
+      '.': '500',
+      prompts: '500',
+      'prompts/deep': '500',
+      'prompts/deep/a.md': '400',
+      'profile.toml': '400',
     });
   });
 
@@ -96,7 +96,7 @@ describe('installPack', () => {
     const forced = await installPack(src, data, { force: true });
     expect(forced).toMatchObject({ created: true, replaced: true, diagnostics: [] });
     expect(await readFile(installed, 'utf8')).toBe('Review harder.\n');
-    expect((await stat(installed)).mode & 0o777).toBe(0o444);
+    expect((await stat(installed)).mode & 0o777).toBe(0o400);
     expect(await readdir(profilesDir(data))).toEqual(['research']);
   });
 

@@ -40,8 +40,8 @@ describe('storeSnapshot / readSnapshot', () => {
     expect(stored.dir).toBe(join(data, 'snapshots', hex));
     const file = join(stored.dir, 'snapshot.json');
     expect(await readFile(file, 'utf8')).toBe(snapshotText(snapshot));
-    expect((await stat(file)).mode & 0o777).toBe(0o444);
-    expect((await stat(stored.dir)).mode & 0o777).toBe(0o555);
+    expect((await stat(file)).mode & 0o777).toBe(0o400);
+    expect((await stat(stored.dir)).mode & 0o777).toBe(0o500);
     expect(await readdir(join(data, 'snapshots'))).toEqual([hex]);
 
     const read = await readSnapshot(data, stored.id);

@@ -51,7 +51,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
           s.required ? 'yes' : 'no',
           s.roles.join(', '),
           s.ok ? 'ready' : 'NOT READY',
-          s.pinned ? 'yes' : 'no',
+          s.drifted ? 'CHANGED' : s.pinned ? 'yes' : 'no',
           s.variables.length > 0
             ? s.variables
                 .map((v) => `${v.name} (${v.present ? (v.origin ?? 'present') : 'missing'})`)

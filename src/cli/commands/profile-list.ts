@@ -2,7 +2,12 @@
  * `codex-mmo profile list [--json]`: the packs installed under `<data-dir>/profiles/`, each
  * validated, with its root role and roles.
  */
+import { hasErrors } from '../../diagnostics/diagnostic.js';
+import { loadPack } from '../../profile/load-pack.js';
 import { listPacks, profilesDir } from '../../profile/pack-store.js';
+import { checkGrants } from '../../profile/resolve-plan.js';
+import { registryInputs } from '../../profile/resolve-pack.js';
+import { loadRegistry } from '../../registry/load-registry.js';
 import {
   formatTable,
   parseCommand,
@@ -16,15 +21,27 @@ import { EXIT_OK, type CliIo } from '../io.js';
 const USAGE = `Usage: codex-mmo profile list [--json]
 
 List the profile packs installed in <data-dir>/profiles/ with their root role, roles and
-description. A pack that no longer validates is marked invalid.
+description. A pack that no longer validates is marked INVALID; one whose grants do not resolve
+against the current registry (a server removed or renamed, a tool no longer in enabled_tools)
+is marked GRANTS (\`profile doctor NAME\` says which).
 Exit status: 0 listed (invalid packs included), 1 the data directory cannot be read.`;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
   if (cmd.help) return printHelp(io, USAGE);
   let packs;
+  const unresolved = new Set<string>();
   try {
     packs = await listPacks(cmd.dirs.dataDir);
+    const registry = await loadRegistry(cmd.dirs.configDir);
+    const { definitions, invalidServers } = registryInputs(registry);
+    for (const pack of packs.filter((p) => p.valid)) {
+      const loaded = (await loadPack(pack.path)).pack;
+      if (loaded === undefined) continue;
+      if (hasErrors(checkGrants(loaded, definitions, undefined, { invalidServers }))) {
+        unresolved.add(pack.name);
+      }
+    }
   } catch (error) {
     return printCaughtError(io, cmd.json, error);
   }
@@ -34,6 +51,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
         name: p.name,
         path: p.path,
         valid: p.valid,
+        grants_resolve: p.valid && !unresolved.has(p.name),
         ...(p.description !== undefined ? { description: p.description } : {}),
         ...(p.root !== undefined ? { root: p.root } : {}),
         roles: p.roles,
@@ -54,7 +72,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   const rows = packs.map((p) => [
     p.name,
-    p.valid ? 'ok' : 'INVALID',
+    !p.valid ? 'INVALID' : unresolved.has(p.name) ? 'GRANTS' : 'ok',
     p.root ?? '-',
     p.roles.join(', ') || '-',
     p.description ?? '',

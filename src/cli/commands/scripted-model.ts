@@ -38,7 +38,9 @@ Without --script the model answers every turn with the tools it was offered. A s
 Each conversation takes the next step per model turn: "tool" calls a Tool MCP tool (SERVER.TOOL:
 the registry ID and the server's tool name, sent under the names Codex offers, "-" as "_"),
 "shell" runs a command through Codex's shell tool (sandbox and approvals apply), "function" calls
-any other function Codex offers ({"function": "spawn_agent", "arguments": {...}}), "reply" ends
+any other function Codex offers, with its namespace when Codex puts it in one — a native role is
+started with {"function": "spawn_agent", "namespace": "multi_agent_v1", "arguments":
+{"agent_type": "reviewer", "message": "..."}} — "reply" ends
 the turn with a message ({{last_output}}: the latest tool result; {{offered_tools}}: the tools
 offered). After the last step the model replies "[scripted model] script finished". To give roles
 different steps, use {"scripts": [{"when_offered": "mmo_mesh", "steps": [...]}, {"steps": [...]}]}:

@@ -32,7 +32,13 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const nameOrPath = cmd.positionals[0] ?? '';
   let result;
   try {
-    result = await compileProfile({ nameOrPath, dirs: cmd.dirs, cwd: io.cwd, env: io.env });
+    result = await compileProfile({
+      nameOrPath,
+      dirs: cmd.dirs,
+      cwd: io.cwd,
+      env: io.env,
+      home: io.home,
+    });
   } catch (error) {
     return printCaughtError(io, cmd.json, error);
   }

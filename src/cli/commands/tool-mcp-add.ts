@@ -4,7 +4,8 @@
  * it offers, and pins it. Refuses, changing nothing, on any error. Credential values are masked.
  */
 import { maskDeep, maskSecrets } from '../../diagnostics/mask-secrets.js';
-import { addServer, type AddResult } from '../../onboard/add-server.js';
+import { addServer, type AddRequest, type AddResult } from '../../onboard/add-server.js';
+import { APPROVAL_MODES, type ApprovalMode } from '../../registry/types.js';
 import type { FragmentTarget } from '../../onboard/fragment-text.js';
 import { planLaunch } from '../../probe/launch-plan.js';
 import { configFiles } from '../../paths/directories.js';
@@ -12,32 +13,104 @@ import { loadCredentials } from '../../registry/credentials.js';
 import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
-const USAGE = `Usage: codex-mmo tool-mcp add ID [--env-var NAME]... -- COMMAND [ARGS...]
-       codex-mmo tool-mcp add ID --url URL [--bearer-token-env-var NAME] [--header-env HEADER=VAR]...
+const USAGE = `Usage: codex-mmo tool-mcp add ID [OPTIONS] [--env-var NAME]... [--env NAME=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]
+       codex-mmo tool-mcp add ID [OPTIONS] --url URL [--bearer-token-env-var NAME] [--header-env HEADER=VAR]... [--header NAME=VALUE]...
 
 Start a Tool MCP server exactly as \`tool-mcp probe\` would (stdio: COMMAND with ARGS in a cleared
 environment plus the --env-var variables; streamable HTTP: URL with the bearer token and headers
 taken from the named variables), list its tools, and write <config-dir>/tool-mcp.d/50-ID.toml:
-schema_version 8, every offered tool in enabled_tools with its description as a comment,
-default_tools_approval_mode = "writes", and approval_mode = "prompt" for each tool the server
-annotates destructive. Then pin it in tool-mcp.lock, as \`tool-mcp pin ID\` does.
+schema_version 8, every offered tool (or only the --tools ones) in enabled_tools with its
+description as a comment, default_tools_approval_mode = "writes" (or --approval-mode), and
+approval_mode = "prompt" for each tool the server annotates destructive. Then pin the surface it
+listed in tool-mcp.lock, as \`tool-mcp pin ID\` does; the server is started once.
 
 Nothing is written when ID is invalid or already in the registry, the command line holds a
-literal secret (pass secrets through --env-var and credentials.env), a named variable is
-missing, the server does not start, or the fragment would not validate.
+literal secret (a secret-looking --env or --header, or the value of a credential: pass secrets
+through --env-var / --header-env and credentials.env), a named variable is missing, the server
+does not start, or the fragment would not validate. A package run through npx or uvx without a
+version draws a warning: write the version you reviewed (pkg@1.2.3, pkg==1.2.3).
 
 Options:
   --env-var NAME                 forward this variable to a stdio server (repeatable)
+  --env NAME=VALUE               a literal, non-secret environment value (stdio, repeatable)
+  --cwd DIR                      working directory of a stdio server (absolute or ~/)
   --url URL                      the server's Streamable HTTP endpoint
   --bearer-token-env-var NAME    send "Authorization: Bearer $NAME" to an HTTP server
-  --header-env HEADER=VAR        send header HEADER with the value of variable VAR (repeatable)`;
+  --header-env HEADER=VAR        send header HEADER with the value of variable VAR (repeatable)
+  --header NAME=VALUE            a literal, non-secret HTTP header (repeatable)
+  --tools A,B                    write only these offered tools into enabled_tools
+  --approval-mode MODE           default_tools_approval_mode: auto, prompt, writes or approve
+  --startup-timeout SEC          startup_timeout_sec (also bounds this probe)
+  --tool-timeout SEC             tool_timeout_sec
+
+Remove a server again with \`codex-mmo tool-mcp remove ID\`.`;
 
 const OPTIONS = {
   'env-var': { type: 'string', multiple: true },
   url: { type: 'string' },
   'bearer-token-env-var': { type: 'string' },
   'header-env': { type: 'string', multiple: true },
+  env: { type: 'string', multiple: true },
+  cwd: { type: 'string' },
+  header: { type: 'string', multiple: true },
+  tools: { type: 'string' },
+  'approval-mode': { type: 'string' },
+  'startup-timeout': { type: 'string' },
+  'tool-timeout': { type: 'string' },
 } as const;
+
+/** `NAME=VALUE` pairs of a repeatable option; a usage error for anything else. */
+function pairs(values: unknown, option: string, valueWord: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of strings(values)) {
+    const at = item.indexOf('=');
+    if (at <= 0)
+      throw new UsageError(`--${option} takes NAME=${valueWord}, not '${item.slice(0, 40)}'`);
+    const name = item.slice(0, at);
+    if (Object.hasOwn(out, name)) throw new UsageError(`--${option} ${name} is given twice`);
+    out[name] = item.slice(at + 1);
+  }
+  return out;
+}
+
+function seconds(value: unknown, option: string): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) {
+    throw new UsageError(`--${option} takes a positive number of seconds, not '${value}'`);
+  }
+  return n;
+}
+
+/** The add options besides the transport: tools, approval mode and timeouts. */
+function settingsOf(values: Record<string, unknown>): Omit<AddRequest, 'id' | 'target'> {
+  const mode = values['approval-mode'];
+  if (
+    mode !== undefined &&
+    (typeof mode !== 'string' || !(APPROVAL_MODES as readonly string[]).includes(mode))
+  ) {
+    throw new UsageError(
+      `--approval-mode takes one of ${APPROVAL_MODES.join(', ')}, not '${typeof mode === 'string' ? mode : '?'}'`,
+    );
+  }
+  const tools =
+    typeof values.tools === 'string'
+      ? values.tools
+          .split(',')
+          .map((t) => t.trim())
+          .filter((t) => t !== '')
+      : undefined;
+  if (tools?.length === 0)
+    throw new UsageError('--tools takes a comma-separated list of tool names');
+  const startup = seconds(values['startup-timeout'], 'startup-timeout');
+  const tool = seconds(values['tool-timeout'], 'tool-timeout');
+  return {
+    ...(tools !== undefined ? { tools: [...new Set(tools)] } : {}),
+    ...(mode !== undefined ? { approvalMode: mode as ApprovalMode } : {}),
+    ...(startup !== undefined ? { startupTimeoutSec: startup } : {}),
+    ...(tool !== undefined ? { toolTimeoutSec: tool } : {}),
+  };
+}
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
@@ -50,10 +123,15 @@ function targetOf(values: Record<string, unknown>, command: readonly string[]): 
   const bearer =
     typeof values['bearer-token-env-var'] === 'string' ? values['bearer-token-env-var'] : undefined;
   const headers = strings(values['header-env']);
+  const env = pairs(values.env, 'env', 'VALUE');
+  const literalHeaders = pairs(values.header, 'header', 'VALUE');
+  const cwd = typeof values.cwd === 'string' ? values.cwd : undefined;
   if (url !== undefined) {
     if (command.length > 0) throw new UsageError('give either --url URL or -- COMMAND, not both');
-    if (envVars.length > 0) {
-      throw new UsageError('--env-var is for stdio servers; an HTTP server takes --header-env');
+    if (envVars.length > 0 || Object.keys(env).length > 0 || cwd !== undefined) {
+      throw new UsageError(
+        '--env-var, --env and --cwd are for stdio servers; an HTTP server takes --header-env and --header',
+      );
     }
     const headerEnv: Record<string, string> = {};
     for (const header of headers) {
@@ -68,16 +146,26 @@ function targetOf(values: Record<string, unknown>, command: readonly string[]): 
       url,
       ...(bearer !== undefined ? { bearerTokenEnvVar: bearer } : {}),
       headerEnv,
+      ...(Object.keys(literalHeaders).length > 0 ? { headers: literalHeaders } : {}),
     };
   }
   const [executable, ...args] = command;
   if (executable === undefined) {
     throw new UsageError('missing the server: give -- COMMAND [ARGS...] or --url URL');
   }
-  if (bearer !== undefined || headers.length > 0) {
-    throw new UsageError('--bearer-token-env-var and --header-env are for HTTP servers (--url)');
+  if (bearer !== undefined || headers.length > 0 || Object.keys(literalHeaders).length > 0) {
+    throw new UsageError(
+      '--bearer-token-env-var, --header-env and --header are for HTTP servers (--url)',
+    );
   }
-  return { transport: 'stdio', command: executable, args, envVars };
+  return {
+    transport: 'stdio',
+    command: executable,
+    args,
+    envVars,
+    ...(cwd !== undefined ? { cwd } : {}),
+    ...(Object.keys(env).length > 0 ? { env } : {}),
+  };
 }
 
 function resultJson(result: AddResult): unknown {
@@ -131,10 +219,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (cmd.help) return printHelp(io, USAGE);
   const id = cmd.positionals[0] ?? '';
   const target = targetOf(cmd.values, command);
+  const settings = settingsOf(cmd.values);
   const configDir = cmd.dirs.configDir;
   const credentials = await loadCredentials(configFiles(configDir).credentials, io.env);
   const ctx = { env: io.env, home: io.home, cwd: io.cwd, credentials: credentials.source };
-  const result = await addServer({ id, target }, { ...ctx, configDir });
+  const result = await addServer({ id, target, ...settings }, { ...ctx, configDir });
   // every credential value the server could have been given, masked in all output
   const secrets = planLaunch(
     result.definition ??
@@ -144,6 +233,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
             transport: 'stdio',
             command: target.command,
             env_vars: target.envVars,
+            ...(target.env !== undefined ? { env: target.env } : {}),
             enabled_tools: [],
             default_tools_approval_mode: 'writes',
           }

@@ -11,12 +11,19 @@ import { diagnosticsAffecting } from '../../registry/validate-registry.js';
 import { printDiagnostics, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 import { startLiveCheck } from './tool-mcp-shared.js';
+import { knownCredentials } from '../../registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
+import { referencedEnvVars } from '../../registry/types.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp pin ID [--json]
 
 Probe one Tool MCP server (as \`tool-mcp probe ID\` does) and record, for each enabled tool it
 offers, a digest of its name, description, input schema and annotations, plus that text, in
-tool-mcp.lock in the config dir. Later probes report any change as tool-drift; run pin again
+tool-mcp.lock in the config dir, together with the server's reported name and version and what
+decides the server that runs (command and the executable it resolves to, package version, args,
+cwd, literal env as digests, variable names, URL, header names). validate, doctor and session
+start report a definition changed since its pin as definition-drift; a re-pin lists what it
+accepts. Later probes report any change as tool-drift; run pin again
 after reviewing a change to accept it. Nothing is written when the probe finds errors other
 than drift (for example an enabled tool the server does not offer, or a server that does not
 start): fix those first.`;
@@ -33,6 +40,8 @@ function pinJson(result: PinResult, diagnostics: readonly Diagnostic[], ok: bool
       : {}),
     tools: (result.pin?.tools ?? []).map((t) => ({ name: t.name, digest: t.digest })),
     accepted: driftJson(result.accepted),
+    definition_changes: result.definitionChanges,
+    ...(result.identity !== undefined ? { identity_change: result.identity } : {}),
     added: result.added,
     removed: result.removed,
     diagnostics,
@@ -51,6 +60,12 @@ function pinText(result: PinResult): string {
     lines.push(
       `Pinned ${count} tool${count === 1 ? '' : 's'} of ${result.server} in ${result.lockFile}`,
     );
+    if (result.identity !== undefined) {
+      lines.push(`  accepted server change: ${result.identity.before} → ${result.identity.after}`);
+    }
+    for (const change of result.definitionChanges) {
+      lines.push(`  accepted definition change: ${change}`);
+    }
     for (const drift of result.accepted) {
       lines.push(
         `  accepted changed tool '${drift.tool}': ${drift.changes.map((c) => c.summary).join('; ')}`,
@@ -78,6 +93,25 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   });
   if (typeof start === 'number') return start;
   const { id, entry, live } = start;
+  // the pin records args and other literals: one holding a credential is never written down
+  const pasted = fragmentCredentialLiterals(
+    [entry],
+    knownCredentials(
+      live.ctx.credentials,
+      [...start.registry.servers.values()].flatMap((e) => referencedEnvVars(e.definition)),
+    ),
+  );
+  if (pasted.length > 0) {
+    if (start.json) {
+      printJson(io, { ok: false, server: id, written: false, tools: [], diagnostics: pasted });
+    } else {
+      printDiagnostics(live.out, pasted);
+      live.out.stderr(
+        `codex-mmo: ${id} was not pinned. Fix the errors above, then run pin again\n`,
+      );
+    }
+    return EXIT_FAILURE;
+  }
   const result = await pinServer(entry, { ...live.ctx, configDir: start.configDir });
   const diagnostics = [
     ...diagnosticsAffecting(start.registry, id),

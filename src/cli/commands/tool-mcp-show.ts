@@ -8,9 +8,16 @@ import { basename } from 'node:path';
 import { hasErrors } from '../../diagnostics/diagnostic.js';
 import { configFiles } from '../../paths/directories.js';
 import { loadCredentials } from '../../registry/credentials.js';
+import { knownCredentials } from '../../registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
+import { maskDeep, maskSecrets } from '../../diagnostics/mask-secrets.js';
 import { loadRegistry } from '../../registry/load-registry.js';
 import { checkReadiness, type Readiness } from '../../registry/readiness.js';
-import type { RegistryEntry, ServerDefinition } from '../../registry/types.js';
+import {
+  referencedEnvVars,
+  type RegistryEntry,
+  type ServerDefinition,
+} from '../../registry/types.js';
 import { diagnosticsAffecting } from '../../registry/validate-registry.js';
 import { formatKeyPath } from '../../toml/key-positions.js';
 import {
@@ -156,15 +163,23 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     home: io.home,
     credentials: credentials.source,
   });
+  // a credential pasted as a literal is reported by key and never shown
+  const known = knownCredentials(
+    credentials.source,
+    [...registry.servers.values()].flatMap((e) => referencedEnvVars(e.definition)),
+  );
+  const secrets = known.map((c) => c.value);
   const diagnostics = [
     ...diagnosticsAffecting(registry, id),
     ...credentials.diagnostics,
     ...readiness.diagnostics,
+    ...fragmentCredentialLiterals([entry], known),
   ];
   // a server that is NOT READY fails `show`, whatever the severity of what made it so
   const failed = hasErrors(diagnostics) || !readiness.ok;
-  const definition = Object.fromEntries(
-    Object.entries(entry.definition).filter(([key]) => key !== 'id'),
+  const definition = maskDeep(
+    Object.fromEntries(Object.entries(entry.definition).filter(([key]) => key !== 'id')),
+    secrets,
   );
   if (cmd.json) {
     printJson(io, {
@@ -195,7 +210,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   }
   io.stdout(
     `${id} (${entry.definition.transport})\n\n${provenance.join('\n')}\n\n` +
-      `${definitionToml(entry.definition)}\n${readinessText(readiness)}`,
+      `${maskSecrets(definitionToml(entry.definition), secrets)}\n${readinessText(readiness)}`,
   );
   return failed ? EXIT_FAILURE : EXIT_OK;
 }

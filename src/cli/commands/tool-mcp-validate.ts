@@ -10,6 +10,11 @@ import { configFiles } from '../../paths/directories.js';
 import { loadCredentials } from '../../registry/credentials.js';
 import { loadRegistryCached } from '../../registry/load-registry-cached.js';
 import { validateRegistry } from '../../registry/validate-registry.js';
+import { checkPins } from '../../probe/check-pins.js';
+import { readLockFile } from '../../probe/lock-file.js';
+import { knownCredentials } from '../../registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
+import { referencedEnvVars } from '../../registry/types.js';
 import {
   formatTable,
   parseCommand,
@@ -26,6 +31,10 @@ const USAGE = `Usage: codex-mmo tool-mcp validate [ID] [--json]
 Validate the operator registry (<config-dir>/tool-mcp.d/*.toml) and credentials.env, and check
 each server's readiness without launching it: the command resolves to an executable, cwd exists,
 and every referenced environment variable is present in the environment or credentials.env.
+Also checks, offline, each server against its pin in tool-mcp.lock (a definition changed since
+the pin, enabled_tools the pinned server did not offer), that no literal holds a known
+credential value (plain, base64, hex or URL-encoded), and warns about an unversioned package
+run through npx or uvx.
 With ID, report only that server and the fragment problems that affect it.
 Exit status: 0 valid (warnings allowed), 1 errors found.`;
 
@@ -34,11 +43,23 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (cmd.help) return printHelp(io, USAGE);
   skipOptimisingCompilers();
   const onlyId = cmd.positionals[0];
-  const [registry, credentials] = await Promise.all([
+  const [registry, credentials, lock] = await Promise.all([
     loadRegistryCached(cmd.dirs.configDir, registryCache(cmd.dirs)),
     loadCredentials(configFiles(cmd.dirs.configDir).credentials, io.env),
+    readLockFile(cmd.dirs.configDir),
   ]);
-  const result = await validateRegistry(registry, credentials, io, onlyId);
+  const referenced = [...registry.servers.values()].flatMap((e) => referencedEnvVars(e.definition));
+  const known = knownCredentials(credentials.source, referenced);
+  const result = await validateRegistry(registry, credentials, io, onlyId, [
+    (entries) => Promise.resolve(fragmentCredentialLiterals(entries, known)),
+    (entries, readiness) => checkPins(entries, lock, { env: io.env, home: io.home, readiness }),
+    () =>
+      Promise.resolve(
+        lock.diagnostics.filter(
+          (d) => onlyId === undefined || d.server === undefined || d.server === onlyId,
+        ),
+      ),
+  ]);
   if (cmd.json) {
     printJson(io, { ok: result.ok, diagnostics: result.diagnostics, servers: result.servers });
     return result.ok ? EXIT_OK : EXIT_FAILURE;
