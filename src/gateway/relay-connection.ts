@@ -96,7 +96,6 @@ function withCause(error: unknown): string {
     : describeError(error);
 }
 
-
 export class RelayConnection {
   private upstream: Upstream | undefined;
   private failure: string | undefined;
