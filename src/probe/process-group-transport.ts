@@ -2,9 +2,10 @@
  * An MCP stdio client transport that starts the server in its own process group, reads
  * newline-delimited JSON-RPC from its stdout (skipping lines that are not JSON-RPC, as Codex does,
  * but remembering them), keeps a bounded tail of its stderr, and stops the whole group: stdin
- * closed, SIGTERM, then SIGKILL after a grace period, so no process of the server outlives it.
+ * closed, SIGTERM, then SIGKILL after a grace period. The server runs in a container of its own
+ * (`spawnContained`), so no process it starts outlives it, detached or not.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -12,6 +13,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import { describeError } from '../errors.js';
+import { spawnContained } from '../process/contained-spawn.js';
 import { signalGroup } from '../process/process-control.js';
 
 /** Bytes of stderr kept (the most recent ones). */
@@ -128,13 +130,13 @@ export class ProcessGroupTransport implements Transport {
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        child = spawn(this.options.command, [...this.options.args], {
+        // in a container of its own: what the server starts, even `setsid`, ends with it
+        child = spawnContained(this.options.command, this.options.args, {
           cwd: this.options.cwd,
-          env: { ...this.options.env },
+          env: this.options.env,
           stdio: ['pipe', 'pipe', 'pipe'],
           detached: true,
-          windowsHide: true,
-        });
+        }).child;
       } catch (error) {
         this.spawnError = error instanceof Error ? error : new Error(String(error));
         reject(this.spawnError);
