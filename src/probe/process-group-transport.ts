@@ -2,10 +2,10 @@
  * An MCP stdio client transport that starts the server in its own process group, reads
  * newline-delimited JSON-RPC from its stdout (skipping lines that are not JSON-RPC, as Codex does,
  * but remembering them), keeps a bounded tail of its stderr, and stops the whole group: stdin
- * closed, SIGTERM, then SIGKILL after a grace period. The server runs in a container of its own
- * (`spawnContained`), so no process it starts outlives it, detached or not.
+ * closed, SIGTERM, then SIGKILL after a grace period. A session's server runs in a container of
+ * its own (`spawnContained`), so no process it starts outlives it, detached or not.
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
@@ -33,6 +33,8 @@ export interface ProcessGroupTransportOptions {
   readonly env: Readonly<Record<string, string>>;
   /** How long to wait after SIGTERM before SIGKILL. */
   readonly graceMs?: number;
+  /** In a container of its own (a session's server): nothing it starts outlives it. */
+  readonly contained?: boolean;
 }
 
 export interface ExitInfo {
@@ -130,13 +132,22 @@ export class ProcessGroupTransport implements Transport {
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        // in a container of its own: what the server starts, even `setsid`, ends with it
-        child = spawnContained(this.options.command, this.options.args, {
-          cwd: this.options.cwd,
-          env: this.options.env,
-          stdio: ['pipe', 'pipe', 'pipe'],
-          detached: true,
-        }).child;
+        // a session's server in a container of its own: what it starts, even `setsid`, ends with it
+        child =
+          this.options.contained === true
+            ? spawnContained(this.options.command, this.options.args, {
+                cwd: this.options.cwd,
+                env: this.options.env,
+                stdio: ['pipe', 'pipe', 'pipe'],
+                detached: true,
+              }).child
+            : spawn(this.options.command, [...this.options.args], {
+                cwd: this.options.cwd,
+                env: { ...this.options.env },
+                stdio: ['pipe', 'pipe', 'pipe'],
+                detached: true,
+                windowsHide: true,
+              });
       } catch (error) {
         this.spawnError = error instanceof Error ? error : new Error(String(error));
         reject(this.spawnError);

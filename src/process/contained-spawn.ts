@@ -109,6 +109,7 @@ export function spawnContained(
       CONTAINER_INIT_NAME,
       grace,
       how.sleep,
+      options.env.PWD === undefined ? 'unset-pwd' : 'keep-pwd',
       command,
       ...args,
     ],

@@ -12,10 +12,14 @@
 /** Signal names the control pipe forwards. */
 export const FORWARDED_SIGNALS = ['INT', 'QUIT', 'TERM', 'HUP', 'KILL'] as const;
 
-/** `sh -c` script; `$1` the grace in seconds, `$2` the absolute `sleep`, the rest the command. */
+/**
+ * `sh -c` script; `$1` the grace in seconds, `$2` the absolute `sleep`, `$3` `unset-pwd` when the
+ * command's environment has no `PWD` (the shell sets one), the rest the command.
+ */
 export const CONTAINER_INIT = `grace=$1
 sleep=$2
-shift 2
+[ "$3" = unset-pwd ] && unset PWD
+shift 3
 (
   trap '' INT QUIT TERM HUP
   while read -r sig; do

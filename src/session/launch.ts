@@ -32,6 +32,7 @@ import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
 import { clearEndedHomes, writeProcessHome } from './codex-home.js';
 import { absentMountPoints, removeMountPointLeftovers } from './sandbox-leftovers.js';
+import { removeSessionLeftovers, sessionSockets } from './session-leftovers.js';
 import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
 import { spawnContained, type ContainedProcess } from '../process/contained-spawn.js';
@@ -429,7 +430,7 @@ export async function launchSession(
     watchdog = startWatchdog(pid, undefined, {
       id: plan.id,
       homesDir: paths.homes,
-      socketPath: plan.record.mesh_socket,
+      sockets: sessionSockets(writer.record),
       mountPoints,
     });
     watchParticipants();
@@ -458,7 +459,7 @@ export async function launchSession(
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session, and so does the
     // rest of Codex's state in the homes
-    await Promise.all([logChain, clearEndedHomes(paths.homes)]);
+    await Promise.all([logChain, removeSessionLeftovers(plan.dir, writer.record)]);
     // a Codex that cannot be started is codex-mmo's own failure: exit 1, not a shell's 127
     const codexExit = spawnError !== undefined ? 1 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
