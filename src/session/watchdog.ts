@@ -47,6 +47,22 @@ while read -r word rest; do
     groups) groups=$rest ;;
   esac
 done
+# the credentials and the ways in go first: the auth.json copies, sockets, token files
+[ -n "$homes" ] && rm -f "$homes"/*/auth.json
+# sockets: one path a line; a per-session temporary directory goes once empty
+if [ -n "$socks" ]; then
+  printf '%s\n' "$socks" | while IFS= read -r s; do
+    [ -n "$s" ] || continue
+    rm -f "$s"
+    d=\${s%/*}
+    [ "\${d##*/}" = "codex-mmo-$sid" ] && rmdir "$d" 2>/dev/null
+  done
+fi
+if [ -n "$homes" ]; then
+  dir=\${homes%/homes}
+  rm -f "$dir"/*.token "$dir"/*.sock
+  rm -rf "$dir/tokens"
+fi
 kill -s TERM "$root" 2>/dev/null
 for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
 sweep TERM
@@ -65,20 +81,6 @@ if [ -n "$homes" ]; then
   rm -f "$homes"/*/auth.json
   # the rest of Codex's state in the homes: only the rendered files and the rollouts stay
   find "$homes" -mindepth 2 -maxdepth 2 ${KEPT_IN_ENDED_HOME.map((name) => `! -name ${name}`).join(' ')} -exec rm -rf {} + 2>/dev/null
-fi
-# the sockets (one path a line), token files, and a per-session temporary directory once empty
-if [ -n "$socks" ]; then
-  printf '%s\n' "$socks" | while IFS= read -r s; do
-    [ -n "$s" ] || continue
-    rm -f "$s"
-    d=\${s%/*}
-    [ "\${d##*/}" = "codex-mmo-$sid" ] && rmdir "$d" 2>/dev/null
-  done
-fi
-if [ -n "$homes" ]; then
-  dir=\${homes%/homes}
-  rm -f "$dir"/*.token "$dir"/*.sock
-  rm -rf "$dir/tokens"
 fi
 shift 5
 # the sandbox's mount points, absent when the session started: only empty ones go
