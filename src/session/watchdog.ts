@@ -32,13 +32,12 @@ socks=$5
 groups=
 sweep() {
   [ -n "$sid" ] || return 0
-  for e in /proc/[0-9]*/environ; do
+  # one grep over every environment (entries are NUL-separated lines)
+  grep -lzxF "CODEX_MMO_SESSION=$sid" /proc/[0-9]*/environ 2>/dev/null | while read -r e; do
     p=\${e#/proc/}
     p=\${p%/environ}
     [ "$p" = "$$" ] && continue
-    if tr '\\000' '\\n' < "$e" 2>/dev/null | grep -qxF "CODEX_MMO_SESSION=$sid"; then
-      kill -s "$1" "$p" 2>/dev/null
-    fi
+    kill -s "$1" "$p" 2>/dev/null
   done
 }
 while read -r word rest; do

@@ -60,7 +60,11 @@ describe.runIf(how.available)('spawnContained', () => {
       });
       let out = '';
       started.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-      return new Promise((resolve) => started.child.on('close', () => resolve(out)));
+      return new Promise((resolve) =>
+        started.child.on('close', () => {
+          resolve(out);
+        }),
+      );
     };
     expect((await run('/usr/bin/env', [])).split('\n').filter((l) => l !== '')).toEqual([
       'PATH=/usr/bin:/bin',
@@ -79,10 +83,30 @@ describe.runIf(how.available)('spawnContained', () => {
   });
 
   const stops: [string, (c: ContainedProcess) => void][] = [
-    ['signal(SIGTERM)', (c) => c.signal('SIGTERM')],
-    ['end()', (c) => c.end()],
-    ['kill()', (c) => c.kill()],
-    ['the closed control pipe', (c) => (c.child.stdio[3] as { destroy(): void }).destroy()],
+    [
+      'signal(SIGTERM)',
+      (c) => {
+        c.signal('SIGTERM');
+      },
+    ],
+    [
+      'end()',
+      (c) => {
+        c.end();
+      },
+    ],
+    [
+      'kill()',
+      (c) => {
+        c.kill();
+      },
+    ],
+    [
+      'the closed control pipe',
+      (c) => {
+        (c.child.stdio[3] as { destroy(): void }).destroy();
+      },
+    ],
   ];
   for (const [name, stop] of stops) {
     it(`ends everything in the container on ${name}`, async () => {

@@ -139,8 +139,13 @@ async function startSession(): Promise<Running> {
     seen = await sessionProcesses(id, dir);
     const marker = `${SESSION_MARKER_ENV}=${id}`;
     return (
-      seen.filter((p) => p.environ.includes(marker) && p.cmdline.includes('echo-server')).length ===
-      2
+      // the servers themselves, not their containers' unshare and init
+      seen.filter(
+        (p) =>
+          p.environ.includes(marker) &&
+          p.cmdline.includes('echo-server') &&
+          !p.cmdline.includes('codex-mmo-container'),
+      ).length === 2
     );
   }, 30_000);
   return { tui, id, dir, supervisor, seen };
