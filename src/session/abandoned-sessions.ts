@@ -2,19 +2,26 @@
  * Clearing up after sessions whose supervisor and watchdog were both killed: any later `session`
  * command and every `run`/`exec` start looks for records still marked active whose supervisor is
  * gone (pid and start time, never a bare pid), ends the processes still carrying the session's
- * marker, removes its sockets, token files and `auth.json` copies, and records it as failed.
- * Cheap when there is nothing to do: one read of each record.
+ * marker, removes its sockets, token files and `auth.json` copies (the record stays as it is: it
+ * shows as failed). Cheap when there is nothing to do: one read of each record.
  */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
 import { endMarkedProcesses, livenessFor } from '../process/session-marker.js';
 import { isAlive } from '../process/process-control.js';
-import { removeSessionLeftovers } from './session-leftovers.js';
-import { effectiveRecord, isActiveStatus } from './session-record.js';
-import {
-  listSessionRecords,
-  readSessionRecord,
-  sessionDir,
-  writeSessionRecord,
-} from './session-store.js';
+import { removeSessionLeftovers, sessionSockets } from './session-leftovers.js';
+import { isActiveStatus, type SessionRecord } from './session-record.js';
+import { listSessionRecords, readSessionRecord, sessionDir } from './session-store.js';
+
+/** Whether a socket of the session or an `auth.json` copy in its homes is still there. */
+async function hasLeftovers(dir: string, record: SessionRecord): Promise<boolean> {
+  const homes = await readdir(join(dir, 'homes')).catch(() => [] as string[]);
+  return [...sessionSockets(record), ...homes.map((h) => join(dir, 'homes', h, 'auth.json'))].some(
+    (path) => existsSync(path),
+  );
+}
 
 /** Clears every abandoned session under `stateDir`; resolves with their ids. */
 export async function clearAbandonedSessions(stateDir: string): Promise<string[]> {
@@ -27,10 +34,10 @@ export async function clearAbandonedSessions(stateDir: string): Promise<string[]
     // read again: the supervisor may have recorded the end meanwhile
     const record = await readSessionRecord(dir).catch(() => undefined);
     if (record === undefined || !isActiveStatus(record.status) || alive(record.pid)) continue;
+    // nothing left on disk: cleared before (the record keeps what it says; it shows as failed)
+    if (!(await hasLeftovers(dir, record))) continue;
     await endMarkedProcesses(record.id, 1000);
     await removeSessionLeftovers(dir, record);
-    const ended = effectiveRecord(record, () => false);
-    await writeSessionRecord(dir, { ...ended, ended: ended.ended ?? new Date().toISOString() });
     cleared.push(record.id);
   }
   return cleared;

@@ -150,9 +150,8 @@ describe('a Tool MCP server with a detached child', () => {
     for (const name of ['mesh.sock', 'gateway.sock', 'approvals.sock', 'homes/lead/auth.json']) {
       expect(existsSync(join(dir, name)), name).toBe(false);
     }
-    const record = JSON.parse(await readFile(join(dir, 'session.json'), 'utf8')) as {
-      status: string;
-    };
-    expect(record.status).toBe('failed');
+    const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] })
+      .sessions;
+    expect(sessions.find((s) => s.id === id)?.status).toBe('failed');
   }, 150_000);
 });
