@@ -8,6 +8,7 @@
 import { homedir } from 'node:os';
 
 import { fdWriter } from './fd-writer.js';
+import { pidNamespace } from '../process/pid-namespace.js';
 
 // A closed pipe (`codex-mmo tool-mcp list | head`) ends output quietly instead of with a trace:
 // once the turn that met it is over, with the exit code of a command that finished meanwhile
@@ -39,6 +40,7 @@ async function main(): Promise<number> {
           cwd: process.cwd(),
           env: process.env,
           pid: process.pid,
+          pidNs: pidNamespace(),
           stdin: process.stdin,
           stdout: process.stdout,
           stderr,

@@ -4,7 +4,7 @@
  * notifications, server→client approval requests answered by a policy), and shuts it down
  * without leaving processes behind (the app-server runs in its own process group).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
 import { ProcessError } from '../errors.js';
@@ -27,6 +27,7 @@ import type {
   WireMessage,
 } from './app-server-protocol.js';
 import { endGroupRemains, signalGroup } from '../process/process-control.js';
+import { spawnContained } from '../process/contained-spawn.js';
 
 /** How the client answers an approval or input request from the server. */
 export type ApprovalDecision = 'accept' | 'decline' | { readonly result: unknown };
@@ -188,12 +189,13 @@ export class AppServerClient {
 
   /** Spawns `codex app-server`, then performs `initialize` and sends `initialized`. */
   static async start(options: AppServerOptions): Promise<AppServerClient> {
-    const child = spawn(options.codexBin, ['app-server', ...(options.args ?? [])], {
+    // in a container of its own: its MCP servers, sandboxes and their commands end with it
+    const child = spawnContained(options.codexBin, ['app-server', ...(options.args ?? [])], {
       cwd: options.cwd,
       env: { ...options.env, CODEX_HOME: options.codexHome },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
-    });
+    }).child as ChildProcessWithoutNullStreams;
     const exited = new Promise<ExitInfo>((resolve) => {
       child.once('exit', (code, signal) => {
         resolve({ code, signal });

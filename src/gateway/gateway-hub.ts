@@ -20,6 +20,7 @@ import { RelayConnection, type RelayShared, type Route } from './relay-connectio
 import type { DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from './upstream.js';
 import { listenPrivateSocket } from '../process/private-socket.js';
+import { pidInOwnView } from '../process/pid-namespace.js';
 
 export interface DriftReport {
   readonly process: string;
@@ -49,6 +50,12 @@ export interface GatewayHubOptions {
 /** The refusal of a relay without a valid, unspent token. */
 export const NO_TOKEN_MESSAGE =
   'this relay did not present an unspent gateway token of this session; a token opens one connection, once';
+
+/** The hello's pid in this process's view (a relay in a container names its own namespace). */
+function relayPid(hello: { pid?: unknown; pid_ns?: unknown }): number | undefined {
+  if (typeof hello.pid !== 'number' || !Number.isInteger(hello.pid)) return undefined;
+  return pidInOwnView(hello.pid, typeof hello.pid_ns === 'string' ? hello.pid_ns : undefined);
+}
 
 function routeKey(process: string, server: string): string {
   return `${process}\u0000${server}`;
@@ -260,7 +267,7 @@ export class GatewayHub {
       }
       const redeemed = this.tokens.redeem(
         typeof value.token === 'string' ? value.token : '',
-        relayLineage((value as { pid?: unknown }).pid),
+        relayLineage(relayPid(value)),
       );
       if (!redeemed.ok) {
         refuse(

@@ -19,6 +19,8 @@ export interface HelloLine {
   readonly process: string;
   /** The relay's own pid: a later connection with a spent token must come from a sibling relay. */
   readonly pid?: number;
+  /** The relay's PID namespace (`pid:[…]`): its pid is an id there (inside a container). */
+  readonly pid_ns?: string;
 }
 
 export interface ReadyLine {

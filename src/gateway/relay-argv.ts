@@ -69,6 +69,7 @@ export async function runRelayFromArguments(
     readonly cwd: string;
     readonly env: Readonly<Record<string, string | undefined>>;
     readonly pid: number;
+    readonly pidNs?: string | undefined;
     readonly stdin: NodeJS.ReadableStream;
     readonly stdout: NodeJS.WritableStream;
     readonly stderr: (text: string) => void;
@@ -79,6 +80,7 @@ export async function runRelayFromArguments(
   return runRelay({
     ...relayOptionsOf(parsed, io.env),
     pid: io.pid,
+    pidNs: io.pidNs,
     stdin: io.stdin,
     stdout: io.stdout,
     stderr: io.stderr,

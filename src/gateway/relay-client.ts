@@ -15,6 +15,8 @@ export interface RelayOptions {
   readonly token: string;
   /** The relay process's pid, sent in its hello. */
   readonly pid?: number;
+  /** The PID namespace that `pid` is an id in. */
+  readonly pidNs?: string | undefined;
   readonly stdin: NodeJS.ReadableStream;
   readonly stdout: NodeJS.WritableStream;
   /** One line per problem, for Codex's log of the server's stderr. */
@@ -43,7 +45,7 @@ export async function runRelay(options: RelayOptions): Promise<number> {
     return 1;
   }
   socket.write(
-    `${JSON.stringify({ [CONTROL_KEY]: 'hello', token: options.token, server: options.server, process: options.process, ...(options.pid !== undefined ? { pid: options.pid } : {}) })}\n`,
+    `${JSON.stringify({ [CONTROL_KEY]: 'hello', token: options.token, server: options.server, process: options.process, ...(options.pid !== undefined ? { pid: options.pid } : {}), ...(options.pidNs !== undefined ? { pid_ns: options.pidNs } : {}) })}\n`,
   );
   return new Promise<number>((resolve) => {
     let head: Buffer[] = [];

@@ -57,6 +57,8 @@ export interface UpstreamOptions {
   readonly graceMs?: number;
   /** Credential values the server was given. */
   readonly secrets?: readonly string[];
+  /** Start a stdio server in a container of its own (a session's server). */
+  readonly contained?: boolean;
 }
 
 /** Grace between SIGTERM and SIGKILL when a stdio server is stopped. */
@@ -70,7 +72,8 @@ export async function startUpstream(
 ): Promise<Upstream> {
   const plan = planLaunch(definition, ctx);
   const launch = plan.launch;
-  const opts = { ...options, secrets: plan.secrets };
+  // a session's server: what it starts, detached or not, ends with it
+  const opts = { ...options, secrets: plan.secrets, contained: true };
   if (launch.transport === 'stdio') {
     const command = await resolveCommand(launch.command, launch.env, ctx.home);
     if (command === undefined) {
@@ -111,6 +114,7 @@ export async function openUpstream(
       cwd: target.cwd,
       env: target.env,
       graceMs: options.graceMs ?? UPSTREAM_GRACE_MS,
+      ...(options.contained === true ? { contained: true } : {}),
     });
     try {
       await transport.start();

@@ -2,7 +2,8 @@
  * An MCP stdio client transport that starts the server in its own process group, reads
  * newline-delimited JSON-RPC from its stdout (skipping lines that are not JSON-RPC, as Codex does,
  * but remembering them), keeps a bounded tail of its stderr, and stops the whole group: stdin
- * closed, SIGTERM, then SIGKILL after a grace period, so no process of the server outlives it.
+ * closed, SIGTERM, then SIGKILL after a grace period. A session's server runs in a container of
+ * its own (`spawnContained`), so no process it starts outlives it, detached or not.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
@@ -12,6 +13,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import { describeError } from '../errors.js';
+import { spawnContained } from '../process/contained-spawn.js';
 import { signalGroup } from '../process/process-control.js';
 
 /** Bytes of stderr kept (the most recent ones). */
@@ -31,6 +33,8 @@ export interface ProcessGroupTransportOptions {
   readonly env: Readonly<Record<string, string>>;
   /** How long to wait after SIGTERM before SIGKILL. */
   readonly graceMs?: number;
+  /** In a container of its own (a session's server): nothing it starts outlives it. */
+  readonly contained?: boolean;
 }
 
 export interface ExitInfo {
@@ -128,13 +132,22 @@ export class ProcessGroupTransport implements Transport {
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        child = spawn(this.options.command, [...this.options.args], {
-          cwd: this.options.cwd,
-          env: { ...this.options.env },
-          stdio: ['pipe', 'pipe', 'pipe'],
-          detached: true,
-          windowsHide: true,
-        });
+        // a session's server in a container of its own: what it starts, even `setsid`, ends with it
+        child =
+          this.options.contained === true
+            ? spawnContained(this.options.command, this.options.args, {
+                cwd: this.options.cwd,
+                env: this.options.env,
+                stdio: ['pipe', 'pipe', 'pipe'],
+                detached: true,
+              }).child
+            : spawn(this.options.command, [...this.options.args], {
+                cwd: this.options.cwd,
+                env: { ...this.options.env },
+                stdio: ['pipe', 'pipe', 'pipe'],
+                detached: true,
+                windowsHide: true,
+              });
       } catch (error) {
         this.spawnError = error instanceof Error ? error : new Error(String(error));
         reject(this.spawnError);

@@ -167,6 +167,11 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     meaning:
       'a referenced variable is unset: error for a required grant, warning when no grant requires it',
   },
+  'containment-unavailable': {
+    severity: 'warning',
+    meaning:
+      'processes cannot be contained here (no unshare, or namespaces not allowed): an error for a profile with a full-access role',
+  },
   'codex-not-found': { severity: 'error', meaning: 'the Codex binary cannot be found' },
   'codex-not-runnable': {
     severity: 'error',

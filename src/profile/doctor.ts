@@ -37,6 +37,8 @@ import { resolveAgainst, withGrantProblems } from './resolve-pack.js';
 import { securityNotes } from './security-notes.js';
 import type { ProfilePack, ResolvedPlan } from './types.js';
 import { ownValue } from '../registry/own-record.js';
+import { containment } from '../process/containment.js';
+import { containmentDiagnostics } from '../session/containment-check.js';
 
 /** The newest Codex series codex-mmo's behaviour was measured against (the version table's first row). */
 export const MEASURED_CODEX_VERSION = NEWEST_CODEX.series;
@@ -279,6 +281,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
     return finish(dir !== undefined ? { pack: dir } : {});
   }
   diagnostics.push(...loaded.diagnostics);
+  diagnostics.push(...containmentDiagnostics(containment(), pack));
 
   const uses = grantUses(pack);
   const ids = [...uses.keys()];

@@ -6,7 +6,7 @@
  * through `RunningSession.signal`; a watchdog ends Codex and the participants should this process
  * be killed without the chance to do so itself.
  */
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { appendFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -35,8 +35,10 @@ import type { CredentialSource } from '../registry/credentials-types.js';
 import type { StoredSnapshot } from '../snapshot/types.js';
 import { clearEndedHomes, writeProcessHome } from './codex-home.js';
 import { absentMountPoints, removeMountPointLeftovers } from './sandbox-leftovers.js';
+import { removeSessionLeftovers, sessionSockets } from './session-leftovers.js';
 import { MaskingStream, maskSecrets } from '../diagnostics/mask-secrets.js';
 import type { SessionPlan } from './prepare-session.js';
+import { spawnContained, type ContainedProcess } from '../process/contained-spawn.js';
 import { exitCodeOf } from '../process/process-control.js';
 import { endMarkedProcesses } from '../process/session-marker.js';
 import {
@@ -378,6 +380,7 @@ export async function launchSession(
   // `run` hands the terminal to the interactive Codex
   let execRoot: ExecRoot | undefined;
   let child: ChildProcess | undefined;
+  let rootContainer: ContainedProcess | undefined;
   let spawnError: Error | undefined;
   let exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   if (exec) {
@@ -415,9 +418,17 @@ export async function launchSession(
         ? Promise.resolve({ code: null, signal: null })
         : root.done.then((o) => ({ code: o.exitCode, signal: null }));
   } else {
-    const stdio: StdioOptions =
-      context.stdio === 'inherit' ? 'inherit' : ['inherit', 'inherit', 'pipe'];
-    const spawned = spawn(plan.command, [...plan.args], { cwd: plan.cwd, env, stdio });
+    // the TUI keeps the terminal and its process group; everything it starts stays in its container
+    const started = spawnContained(plan.command, plan.args, {
+      cwd: plan.cwd,
+      env,
+      stdio:
+        context.stdio === 'inherit'
+          ? ['inherit', 'inherit', 'inherit']
+          : ['inherit', 'inherit', 'pipe'],
+    });
+    rootContainer = started;
+    const spawned = started.child;
     child = spawned;
     spawned.stderr?.setEncoding('utf8');
     spawned.stderr?.on('data', onStderr);
@@ -443,7 +454,7 @@ export async function launchSession(
     watchdog = startWatchdog(pid, undefined, {
       id: plan.id,
       homesDir: paths.homes,
-      socketPath: plan.record.mesh_socket,
+      sockets: sessionSockets(writer.record),
       mountPoints,
     });
     watchParticipants();
@@ -472,7 +483,7 @@ export async function launchSession(
     watchdog?.release();
     // the copies of the operator's auth.json live only as long as the session, and so does the
     // rest of Codex's state in the homes
-    await Promise.all([logChain, clearEndedHomes(paths.homes)]);
+    await Promise.all([logChain, removeSessionLeftovers(plan.dir, writer.record)]);
     // a Codex that cannot be started is codex-mmo's own failure: exit 1, not a shell's 127
     const codexExit = spawnError !== undefined ? 1 : exitCodeOf(code, signal);
     // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well
@@ -550,11 +561,7 @@ export async function launchSession(
       }
       if (child !== undefined && child.exitCode === null && child.signalCode === null) {
         forwarded.signal = signal;
-        try {
-          child.kill(signal);
-        } catch {
-          // already gone
-        }
+        rootContainer?.signal(signal);
       }
     },
     done,

@@ -16,7 +16,9 @@ import { loadCredentials } from '../registry/credentials.js';
 import { compileOrReuse } from './compile-memo.js';
 import { chooseSocketPath, type LaunchContext } from './launch.js';
 import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
+import { containment } from '../process/containment.js';
 import { processStartTime } from '../process/session-marker.js';
+import { containmentDiagnostics } from './containment-check.js';
 import { processBoundary, sessionReadDeny } from './read-deny.js';
 import { newSessionId } from './session-id.js';
 import { sessionDir } from './session-store.js';
@@ -101,6 +103,10 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   }
   const codexBin = codex.detection.path;
   diagnostics.push(...codexVersionDiagnostics(codex));
+  // said before anything runs: whether the session's processes can be contained here
+  const contained = containmentDiagnostics(containment(), compiled.stored.snapshot.profile);
+  diagnostics.push(...contained);
+  if (hasErrors(contained)) return { ok: false, diagnostics };
 
   // the mmo_mesh entries run the codex-mmo CLI; it must be there before Codex tries to start it
   if (compiled.plan.processes.some((p) => p.mesh)) {

@@ -4,18 +4,11 @@
  * If the supervisor does not finish within the grace period, its processes are killed by process
  * group and the record is written here.
  */
-import { unlink } from 'node:fs/promises';
-
 import { isAlive } from '../process/process-control.js';
 import { endMarkedProcesses, livenessFor } from '../process/session-marker.js';
-import { clearEndedHomes } from './codex-home.js';
+import { removeSessionLeftovers } from './session-leftovers.js';
 import { effectiveRecord, isActiveStatus, type SessionRecord } from './session-record.js';
-import {
-  markStopRequested,
-  readSessionRecord,
-  sessionPaths,
-  writeSessionRecord,
-} from './session-store.js';
+import { markStopRequested, readSessionRecord, writeSessionRecord } from './session-store.js';
 
 export interface StopResult {
   readonly record: SessionRecord;
@@ -37,8 +30,7 @@ async function sleep(ms: number): Promise<void> {
 async function forceStop(dir: string): Promise<StopResult> {
   const latest = await readSessionRecord(dir);
   await endMarkedProcesses(latest.id, 1000);
-  await clearEndedHomes(sessionPaths(dir).homes);
-  await unlink(latest.mesh_socket).catch(() => undefined);
+  await removeSessionLeftovers(dir, latest);
   const ended = new Date().toISOString();
   const record: SessionRecord = {
     ...latest,
@@ -60,7 +52,7 @@ export async function stopSession(dir: string, graceMs = 15_000): Promise<StopRe
     // a supervisor killed outright: make sure nothing of its session is left
     if (isActiveStatus(stored.status)) {
       await endMarkedProcesses(stored.id, 1000);
-      await clearEndedHomes(sessionPaths(dir).homes);
+      await removeSessionLeftovers(dir, stored);
     }
     return { record: current, stopped: false, forced: false };
   }

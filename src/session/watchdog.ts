@@ -6,8 +6,10 @@
  * whatever is still there after a grace period. Given a session id it does the same to every
  * process carrying the session's marker (`CODEX_MMO_SESSION=<id>`: Tool MCP servers in their own
  * process groups, app-server daemons, participants), then clears the process homes (the
- * `auth.json` copies and Codex's state; the rendered files and rollouts stay), removes its socket
- * and the sandbox mount points left empty in the working directory. Codex itself never learns
+ * `auth.json` copies and Codex's state; the rendered files and rollouts stay), removes its sockets
+ * and token files and the sandbox mount points left empty in the working directory. The session's
+ * containers end on their own when the supervisor dies (their control pipes close); the watchdog
+ * is the second line, for processes that could not be contained. Codex itself never learns
  * about the watchdog.
  */
 import { spawn } from 'node:child_process';
@@ -26,17 +28,16 @@ root=$1
 grace=$2
 sid=$3
 homes=$4
-sock=$5
+socks=$5
 groups=
 sweep() {
   [ -n "$sid" ] || return 0
-  for e in /proc/[0-9]*/environ; do
+  # one grep over every environment (entries are NUL-separated lines)
+  grep -lzxF "CODEX_MMO_SESSION=$sid" /proc/[0-9]*/environ 2>/dev/null | while read -r e; do
     p=\${e#/proc/}
     p=\${p%/environ}
     [ "$p" = "$$" ] && continue
-    if tr '\\000' '\\n' < "$e" 2>/dev/null | grep -qxF "CODEX_MMO_SESSION=$sid"; then
-      kill -s "$1" "$p" 2>/dev/null
-    fi
+    kill -s "$1" "$p" 2>/dev/null
   done
 }
 while read -r word rest; do
@@ -45,11 +46,32 @@ while read -r word rest; do
     groups) groups=$rest ;;
   esac
 done
+# the credentials and the ways in go first: the auth.json copies, sockets, token files
+[ -n "$homes" ] && rm -f "$homes"/*/auth.json
+# sockets: one path a line; a per-session temporary directory goes once empty
+if [ -n "$socks" ]; then
+  printf '%s\n' "$socks" | while IFS= read -r s; do
+    [ -n "$s" ] || continue
+    rm -f "$s"
+    d=\${s%/*}
+    [ "\${d##*/}" = "codex-mmo-$sid" ] && rmdir "$d" 2>/dev/null
+  done
+fi
+if [ -n "$homes" ]; then
+  dir=\${homes%/homes}
+  rm -f "$dir"/*.token "$dir"/*.sock
+  rm -rf "$dir/tokens"
+fi
 kill -s TERM "$root" 2>/dev/null
 for g in $groups; do kill -s TERM -- "-$g" 2>/dev/null; done
 sweep TERM
 i=0
-while [ "$i" -lt "$grace" ] && kill -0 "$root" 2>/dev/null; do sleep 1; i=$((i + 1)); done
+# running: not gone and not a zombie waiting to be reaped (the root's container ends on its own)
+running() {
+  read -r st < "/proc/$1/stat" 2>/dev/null || return 1
+  case \${st##*) } in Z* | X*) return 1 ;; esac
+}
+while [ "$i" -lt "$grace" ] && running "$root"; do sleep 1; i=$((i + 1)); done
 [ -n "$sid" ] && sleep 1
 kill -s KILL "$root" 2>/dev/null
 for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
@@ -59,7 +81,6 @@ if [ -n "$homes" ]; then
   # the rest of Codex's state in the homes: only the rendered files and the rollouts stay
   find "$homes" -mindepth 2 -maxdepth 2 ${KEPT_IN_ENDED_HOME.map((name) => `! -name ${name}`).join(' ')} -exec rm -rf {} + 2>/dev/null
 fi
-[ -n "$sock" ] && rm -f "$sock"
 shift 5
 # the sandbox's mount points, absent when the session started: only empty ones go
 for m in "$@"; do
@@ -88,8 +109,8 @@ export interface WatchdogSession {
   readonly id: string;
   /** `<session>/homes`, whose `auth.json` copies are removed. */
   readonly homesDir: string;
-  /** The session's mesh socket, removed. */
-  readonly socketPath: string;
+  /** The session's sockets (mesh, gateway, approvals), removed. */
+  readonly sockets: readonly string[];
   /** Sandbox mount points absent from the root's working directory at launch: removed if empty. */
   readonly mountPoints?: readonly string[];
 }
@@ -109,7 +130,7 @@ export function startWatchdog(
       String(graceSec),
       session?.id ?? '',
       session?.homesDir ?? '',
-      session?.socketPath ?? '',
+      (session?.sockets ?? []).join('\n'),
       ...(session?.mountPoints ?? []),
     ],
     // built, not inherited: the supervisor's environment holds credential values

@@ -139,8 +139,13 @@ async function startSession(): Promise<Running> {
     seen = await sessionProcesses(id, dir);
     const marker = `${SESSION_MARKER_ENV}=${id}`;
     return (
-      seen.filter((p) => p.environ.includes(marker) && p.cmdline.includes('echo-server')).length ===
-      2
+      // the servers themselves, not their containers' unshare and init
+      seen.filter(
+        (p) =>
+          p.environ.includes(marker) &&
+          p.cmdline.includes('echo-server') &&
+          !p.cmdline.includes('codex-mmo-container'),
+      ).length === 2
     );
   }, 30_000);
   return { tui, id, dir, supervisor, seen };
@@ -242,8 +247,11 @@ describe('an interactive session leaves nothing behind', () => {
     expect(session.seen.filter((p) => p.cmdline.includes('app-server-daemon'))).toEqual([]);
     // the credential lives in its server's process only: no Codex process, no relay holds it
     const holders = session.seen.filter((p) => p.environ.some((e) => e.includes(CANARY)));
-    expect(holders.length).toBe(1);
-    expect(holders[0]?.cmdline).toContain('echo-server');
+    // besides the server, only its own container's unshare and init (same environment)
+    const servers = holders.filter((p) => !p.cmdline.includes('codex-mmo-container'));
+    expect(servers.length).toBe(1);
+    expect(servers[0]?.cmdline).toContain('echo-server');
+    for (const p of holders) expect(p.cmdline, p.cmdline).toContain('echo-server');
     // measured on both versions: `/quit`, a single Ctrl-C or Ctrl-D at an idle prompt quit the TUI
     // (a second Ctrl-C would reach codex-mmo itself while Codex shuts down)
     session.tui.type('/quit');

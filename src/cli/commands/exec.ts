@@ -26,6 +26,7 @@ import {
   printJson,
 } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
+import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [-- CODEX_ARGS...]
 
@@ -104,6 +105,8 @@ export async function runSessionCommand(
   // the prompt comes from stdin only when it is '-'
   const prompt = promptArg === '-' ? await readStdin() : promptArg;
 
+  // what sessions killed with their watchdog left behind goes, while this one is prepared
+  const clearing = clearAbandonedSessions(cmd.dirs.stateDir);
   const started = await startSession({
     mode,
     profile,
@@ -117,6 +120,7 @@ export async function runSessionCommand(
     cli: defaultCliLaunch(),
     pid: process.pid,
   });
+  await clearing;
   if (!started.ok) {
     if (cmd.json) printJson(io, { ok: false, diagnostics: started.diagnostics });
     else {

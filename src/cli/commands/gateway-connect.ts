@@ -9,6 +9,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { runRelay } from '../../gateway/relay-client.js';
 import { UsageError, parseCommand, printHelp } from '../common.js';
 import type { CliIo } from '../io.js';
+import { pidNamespace } from '../../process/pid-namespace.js';
 
 const USAGE = `Usage: codex-mmo gateway connect --socket PATH --process ID --server S --token-env NAME
 
@@ -52,6 +53,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     server,
     token: io.env[tokenEnv] ?? '',
     pid: process.pid,
+    pidNs: pidNamespace(),
     stdin: process.stdin,
     stdout: process.stdout,
     stderr: (text) => {

@@ -8,6 +8,7 @@ import { effectiveRecord, type SessionRecord } from '../../session/session-recor
 import { listSessionRecords } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
+import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo session list [--json]
 
@@ -33,6 +34,8 @@ export function summaryOf(record: SessionRecord): Record<string, unknown> {
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
+  // what sessions killed with their watchdog left behind goes first
+  await clearAbandonedSessions(cmd.dirs.stateDir);
   if (cmd.help) return printHelp(io, USAGE);
   const records = (await listSessionRecords(cmd.dirs.stateDir)).map((r) =>
     effectiveRecord(r, livenessFor(r.pid, r.pid_start, isAlive)),

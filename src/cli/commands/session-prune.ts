@@ -7,6 +7,7 @@ import { isAlive } from '../../process/process-control.js';
 import { pruneSessions } from '../../session/prune-sessions.js';
 import { UsageError, parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
+import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo session prune [--older-than DAYS] [--json]
 
@@ -20,6 +21,8 @@ with reason "running", "process-alive" or "too-recent".`;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, { 'older-than': { type: 'string' } }, { min: 0, max: 0 });
+  // what sessions killed with their watchdog left behind goes first
+  await clearAbandonedSessions(cmd.dirs.stateDir);
   if (cmd.help) return printHelp(io, USAGE);
   const days = cmd.values['older-than'];
   let olderThanDays: number | undefined;

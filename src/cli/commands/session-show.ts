@@ -9,6 +9,7 @@ import { effectiveRecord } from '../../session/session-record.js';
 import { locateSession, readSessionRecord } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
+import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo session show ID [--json]
 
@@ -19,6 +20,8 @@ lists them). ID may be a unique prefix of a session id.`;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
+  // what sessions killed with their watchdog left behind goes first
+  await clearAbandonedSessions(cmd.dirs.stateDir);
   if (cmd.help) return printHelp(io, USAGE);
   const dir = await locateSession(cmd.dirs.stateDir, cmd.positionals[0] ?? '');
   const stored = await readSessionRecord(dir);

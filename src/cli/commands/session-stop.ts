@@ -6,6 +6,7 @@ import { locateSession } from '../../session/session-store.js';
 import { stopSession } from '../../session/stop-session.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
+import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo session stop ID [--json]
 
@@ -15,6 +16,8 @@ after 15 seconds are killed. ID may be a unique prefix of a session id.`;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
+  // what sessions killed with their watchdog left behind goes first
+  await clearAbandonedSessions(cmd.dirs.stateDir);
   if (cmd.help) return printHelp(io, USAGE);
   const dir = await locateSession(cmd.dirs.stateDir, cmd.positionals[0] ?? '');
   const result = await stopSession(dir);
