@@ -1,7 +1,7 @@
 /**
  * What a session leaves on disk while it runs and must not outlive it: its Unix sockets (mesh,
  * gateway, approvals — in the session directory or, for long paths, in the temporary directory),
- * token files, and the `auth.json` copies and Codex state in its homes. One list, used by the
+ * token files, the approval key, and the `auth.json` copies and Codex state in its homes. One list, used by the
  * supervisor, `session stop`, the watchdog and the clean-up of abandoned sessions.
  */
 import { readdir, rm, rmdir, unlink } from 'node:fs/promises';
@@ -13,7 +13,7 @@ import type { SessionRecord } from './session-record.js';
 import { sessionPaths } from './session-store.js';
 
 /** File names in a session directory that only a running session may have. */
-export const RUNNING_ONLY_SUFFIXES: readonly string[] = ['.sock', '.token'];
+export const RUNNING_ONLY_SUFFIXES: readonly string[] = ['.sock', '.token', '.key'];
 
 /** The socket paths of a session, wherever they were placed. */
 export function sessionSockets(record: SessionRecord): string[] {

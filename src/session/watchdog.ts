@@ -59,7 +59,7 @@ if [ -n "$socks" ]; then
 fi
 if [ -n "$homes" ]; then
   dir=\${homes%/homes}
-  rm -f "$dir"/*.token "$dir"/*.sock
+  rm -f "$dir"/*.token "$dir"/*.sock "$dir"/*.key
   rm -rf "$dir/tokens"
 fi
 kill -s TERM "$root" 2>/dev/null

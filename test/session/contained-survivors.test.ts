@@ -104,7 +104,7 @@ describe('a Tool MCP server with a detached child', () => {
     expect(result.stdout).toContain('DONE');
     expect(await sleepers(tag)).toEqual([]);
     const { dir } = await onlySessionDir(world);
-    for (const name of ['mesh.sock', 'gateway.sock', 'approvals.sock']) {
+    for (const name of ['mesh.sock', 'gateway.sock', 'approvals.sock', 'approvals.key']) {
       expect(existsSync(join(dir, name)), name).toBe(false);
     }
   }, 150_000);
@@ -120,9 +120,13 @@ describe('a Tool MCP server with a detached child', () => {
     // the watchdog removes the sockets and the auth.json copy
     await waitFor(
       () =>
-        ['mesh.sock', 'gateway.sock', 'approvals.sock', 'homes/lead/auth.json'].every(
-          (name) => !existsSync(join(dir, name)),
-        ),
+        [
+          'mesh.sock',
+          'gateway.sock',
+          'approvals.sock',
+          'approvals.key',
+          'homes/lead/auth.json',
+        ].every((name) => !existsSync(join(dir, name))),
       15_000,
     );
   }, 150_000);
@@ -147,7 +151,13 @@ describe('a Tool MCP server with a detached child', () => {
     expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(true);
     const listed = await runInWorld(world, ['session', 'list', '--json']);
     expect(listed.code, listed.stderr).toBe(0);
-    for (const name of ['mesh.sock', 'gateway.sock', 'approvals.sock', 'homes/lead/auth.json']) {
+    for (const name of [
+      'mesh.sock',
+      'gateway.sock',
+      'approvals.sock',
+      'approvals.key',
+      'homes/lead/auth.json',
+    ]) {
       expect(existsSync(join(dir, name)), name).toBe(false);
     }
     const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] })
