@@ -15,7 +15,7 @@ import {
 import type { Socket } from 'node:net';
 
 import { containment, CONTAINER_SHELL, type Containment } from './containment.js';
-import { CONTAINER_INIT, CONTAINER_INIT_NAME } from './container-init.js';
+import { CONTAINER_INIT, CONTAINER_INIT_NAME, environmentScript } from './container-init.js';
 
 /** Seconds between SIGTERM and SIGKILL when a container ends because its control pipe closed. */
 export const CONTAINER_GRACE_SEC = 3;
@@ -99,6 +99,7 @@ export function spawnContained(
     };
   }
   const grace = String(options.graceSec ?? CONTAINER_GRACE_SEC);
+  const { script, rest } = environmentScript(options.env);
   const child = spawn(
     how.prefix[0] ?? 'unshare',
     [
@@ -113,8 +114,11 @@ export function spawnContained(
       command,
       ...args,
     ],
-    { ...base, stdio: [...options.stdio, 'pipe'] },
+    { ...base, env: rest, stdio: [...options.stdio, 'pipe', 'pipe'] },
   );
+  const environment = child.stdio[4] as Socket | null | undefined;
+  environment?.on('error', () => undefined);
+  environment?.end(script);
   const control = child.stdio[3] as Socket | null | undefined;
   control?.on('error', () => undefined);
   // the control pipe never keeps codex-mmo running; the child's own handle decides that

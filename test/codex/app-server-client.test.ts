@@ -3,7 +3,7 @@
  * approvals (policy and default decline), MCP server status, startup failures, timeouts and a
  * clean shutdown without orphaned MCP servers.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 import { stringify } from 'smol-toml';
@@ -62,6 +62,20 @@ async function startClient(
   });
   cleanups.push(() => client.close());
   return client;
+}
+
+/**
+ * Host pids of the processes whose arguments include `arg`: a server in its session container
+ * knows only its pid in the container's namespace, so its own pid file cannot be used from here.
+ */
+async function pidsWithArg(arg: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const argv = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (argv.includes(arg)) found.push(Number(entry));
+  }
+  return found;
 }
 
 function alive(pid: number): boolean {
@@ -141,7 +155,9 @@ describe('AppServerClient with real codex app-server', () => {
       second: ['other'],
     });
 
-    const echoPids = (await readFile(pidFile, 'utf8')).trim().split('\n').map(Number);
+    // the server started (it wrote its pid) and is running now
+    expect((await readFile(pidFile, 'utf8')).trim()).not.toBe('');
+    const echoPids = await pidsWithArg(pidFile);
     expect(echoPids.some(alive)).toBe(true);
     const appPid = client.pid ?? 0;
     const exit = await client.close();

@@ -75,6 +75,34 @@ describe.runIf(how.available)('spawnContained', () => {
     expect(status).toMatch(/SigBlk:\s+0+\n/);
   });
 
+  it('gives the command its environment byte for byte, held by no other process', async () => {
+    const canary = "cont-canary-9\nit's $HOME `x` \\ \"q\" 'z'";
+    const tag = '3131.9';
+    const started = spawnContained(
+      '/bin/sh',
+      ['-c', `printf '%s' "$SECRET_VALUE"; exec sleep ${tag}`],
+      {
+        env: { PATH: '/usr/bin:/bin', SECRET_VALUE: canary },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    let out = '';
+    started.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    await until(async () => (await sleepers(tag)).length === 1 && out === canary, 10_000);
+    // the command has it; the container's unshare and init do not
+    const [sleeper = 0] = await sleepers(tag);
+    expect(await readFile(`/proc/${sleeper}/environ`, 'utf8')).toContain(canary);
+    const holders: number[] = [];
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry) || Number(entry) === sleeper) continue;
+      const environ = await readFile(`/proc/${entry}/environ`, 'utf8').catch(() => '');
+      if (environ.includes('cont-canary-9')) holders.push(Number(entry));
+    }
+    expect(holders).toEqual([]);
+    started.kill();
+    await until(async () => (await sleepers(tag)).length === 0, 10_000);
+  });
+
   it('ends a setsid child with a cleared environment when the command exits', async () => {
     const tag = '3131.1';
     const { done } = start(`${DETACH(tag)} sleep 0.3`);
