@@ -344,10 +344,11 @@ describe('session broker', () => {
   }, 60_000);
 
   it('abandons a participant whose MCP startup outlasts its lifecycle wait', async () => {
-    /** A participant of `role` started directly, with a 2 s lifecycle wait. */
+    /** A participant of `role` started directly, with a short lifecycle wait (default 2 s). */
     const launch = async (
       role: string,
       servers?: string[],
+      lifecycleWaitSec = 2,
     ): Promise<ReturnType<typeof Participant.launch>> => {
       const process = plan.processes.find((p) => p.root === role);
       if (process === undefined) throw new Error(`no ${role} process`);
@@ -374,7 +375,7 @@ describe('session broker', () => {
         env: processEnvironment(plan, process, stored.snapshot.base, world.env, credentials, home)
           .env,
         codexBin: CODEX,
-        lifecycleWaitSec: 2,
+        lifecycleWaitSec,
         secrets: [SLOW_CANARY],
         ...(servers !== undefined ? { servers } : {}),
       });
@@ -387,10 +388,11 @@ describe('session broker', () => {
     expect(participant.error).not.toContain(SLOW_CANARY);
     expect(isAlive(participant.pid ?? 0)).toBe(false);
 
-    // a server that is not required counts towards the lifecycle wait as well
-    const lazy = await launch('lazy', ['slow']);
+    // a server that is not required counts towards the lifecycle wait as well (long enough for
+    // thread/start on a loaded machine, far shorter than the server's 20 s start)
+    const lazy = await launch('lazy', ['slow'], 8);
     await expect(lazy.ready).rejects.toThrow(
-      'MCP startup of participant lazy-x (role lazy) was not ready within its lifecycle wait of 2 s (still starting: slow); the participant was abandoned',
+      'MCP startup of participant lazy-x (role lazy) was not ready within its lifecycle wait of 8 s (still starting: slow); the participant was abandoned',
     );
     expect(isAlive(lazy.participant.pid ?? 0)).toBe(false);
   }, 60_000);
