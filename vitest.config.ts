@@ -33,6 +33,7 @@ export const REAL_CODEX_TESTS = [
   'test/model-wire/**/*.test.ts',
   'test/profile/doctor.test.ts',
   'test/cli/profile-doctor.test.ts',
+  'test/cli/pin-checks-no-launch.test.ts',
   'test/profile/special-paths.test.ts',
 ];
 
