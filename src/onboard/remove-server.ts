@@ -3,12 +3,12 @@
  * that defines it (a fragment left without servers is deleted), its pin out of tool-mcp.lock —
  * and says which installed packs still grant it (their grants stop resolving). Starts nothing.
  */
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { IoError, describeError } from '../errors.js';
+import { writeFileAtomic } from '../paths/atomic-write.js';
 import { updateLock } from '../probe/lock-file.js';
 import { emptyRecord } from '../registry/own-record.js';
 import { loadPack } from '../profile/load-pack.js';
@@ -37,21 +37,13 @@ export interface RemoveResult {
 
 /** Replaces `file` with `text` atomically, keeping its mode. */
 async function replaceFile(file: string, text: string): Promise<void> {
-  const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    const mode = (await stat(file)).mode & 0o777;
-    const handle = await open(temp, 'wx', mode);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined);
-    throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
-  }
+  const mode = await stat(file).then(
+    (info) => info.mode & 0o777,
+    (error: unknown) => {
+      throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
+    },
+  );
+  await writeFileAtomic(file, text, mode);
 }
 
 async function packsGranting(

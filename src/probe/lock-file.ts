@@ -4,13 +4,13 @@
  * either the old or the new lock, never half of one. Read-modify-write updates (`updateLock`) hold
  * an exclusive `tool-mcp.lock.lck` file meanwhile, so concurrent pins of different servers all land.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 
 import { diagnostic, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { IoError, describeError } from '../errors.js';
+import { writeFileAtomic } from '../paths/atomic-write.js';
 import { configFiles } from '../paths/directories.js';
 import { formatBytes, readConfigFile } from '../registry/read-config-file.js';
 import type { ToolPin } from '../snapshot/types.js';
@@ -76,21 +76,7 @@ export async function readLock(
 export async function writeLock(configDir: string, lock: ToolLock): Promise<string> {
   const file = configFiles(configDir).lock;
   const text = renderLock(lock);
-  const temp = join(dirname(file), `.tool-mcp.lock.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await mkdir(dirname(file), { recursive: true });
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true }).catch(() => undefined);
-    throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
-  }
+  await writeFileAtomic(file, text, 0o600);
   return file;
 }
 
