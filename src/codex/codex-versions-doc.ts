@@ -80,6 +80,11 @@ export function codexVersionsMarkdown(
           ? '—'
           : r.tuiOwnAppServerArgs.map((a) => `\`${a}\``).join(' '),
     ],
+    [
+      'started directly as (npm launcher not kept)',
+      (r) =>
+        `\`vendor/<triple>/${r.nativeLaunch.entry}\` with ${r.nativeLaunch.launcherEnv.map((n) => `\`${n}\``).join(', ')}`,
+    ],
   ];
   const lines = [
     GENERATED_BEGIN,

@@ -99,8 +99,24 @@ export interface CodexVersionFacts {
    * starts no daemon).
    */
   readonly tuiOwnAppServerArgs: readonly string[];
+  /**
+   * How the npm launcher (`bin/codex.js`) starts the native binary, which sessions start directly:
+   * its path under `vendor/<target triple>/` (when `codex-package.json` names none) and the
+   * variables the launcher sets. The launcher adds nothing to PATH: the binary finds its bundled
+   * tools next to itself.
+   */
+  readonly nativeLaunch: {
+    readonly entry: string;
+    readonly launcherEnv: readonly string[];
+  };
   readonly responses: ResponsesRequestShape;
 }
+
+/** What the launcher of every supported version does (measured on 0.149.1 and 0.171.0). */
+const NPM_LAUNCHER = {
+  entry: 'bin/codex',
+  launcherEnv: ['CODEX_MANAGED_PACKAGE_ROOT', 'CODEX_MANAGED_BY_NPM'],
+} as const;
 
 /** `[mcp_servers.NAME]` keys Codex 0.149 accepts (codex-facts "Configuration loading"). */
 const MCP_SERVER_KEYS_0149: readonly string[] = [
@@ -154,6 +170,7 @@ const CODEX_0171: CodexVersionFacts = {
   tuiLeavesAppServerDaemon: true,
   sandboxMountPoints: ['.agents', '.aws', '.codex', '.git'],
   tuiOwnAppServerArgs: ['--no-daemon'],
+  nativeLaunch: NPM_LAUNCHER,
   responses: {
     instructions: 'first-developer-message',
     toolOutput: 'input-text-array',
@@ -179,6 +196,7 @@ const CODEX_0149: CodexVersionFacts = {
   tuiLeavesAppServerDaemon: false,
   sandboxMountPoints: ['.agents', '.codex', '.git'],
   tuiOwnAppServerArgs: [],
+  nativeLaunch: NPM_LAUNCHER,
   responses: {
     instructions: 'instructions-field',
     toolOutput: 'string',

@@ -8,6 +8,7 @@ import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 import type { Environment } from '../paths/directories.js';
+import { resolveCodexLaunch, type CodexLaunch } from './native-codex.js';
 
 /** How long `codex --version` may take. */
 export const CODEX_VERSION_TIMEOUT_MS = 15_000;
@@ -25,7 +26,14 @@ export const VERSION_ENV_NAMES: readonly string[] = [
 ];
 
 export type CodexDetection =
-  | { readonly kind: 'found'; readonly path: string; readonly version: string }
+  | {
+      readonly kind: 'found';
+      /** The located binary, as the operator named it (the npm launcher or a native binary). */
+      readonly path: string;
+      readonly version: string;
+      /** What sessions start: the native binary behind the npm launcher when there is one. */
+      readonly launch: CodexLaunch;
+    }
   | { readonly kind: 'not-found'; readonly reason: string }
   | { readonly kind: 'failed'; readonly path: string; readonly reason: string };
 
@@ -113,13 +121,14 @@ export async function detectCodex(
         : `\`${codexBin}\` is not on PATH`,
     };
   }
-  const result = await runVersion(path, env);
+  const launch = await resolveCodexLaunch(path);
+  const result = await runVersion(launch.command, env);
   if (!result.ok) return { kind: 'failed', path, reason: result.reason };
   const version = parseCodexVersion(result.output);
   if (version === undefined) {
     return { kind: 'failed', path, reason: `\`${path} --version\` printed no version number` };
   }
-  return { kind: 'found', path, version };
+  return { kind: 'found', path, version, launch };
 }
 
 /** The Codex binary and its version, or undefined when it cannot be found or run. */

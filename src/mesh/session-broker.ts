@@ -72,6 +72,8 @@ export interface BrokerOptions {
   /** The operator's Codex home; only its `auth.json` is copied. */
   readonly baseCodexHome: string;
   readonly codexBin: string;
+  /** What each participant's environment gains to run `codexBin` (the npm launcher's variables). */
+  readonly codexEnv?: Readonly<Record<string, string>>;
   /** `codexBin`'s row of the version table: participants' homes hold only keys it accepts. */
   readonly codex?: CodexVersionFacts;
   /** The command prefix that runs the codex-mmo CLI (for participants' own `mmo_mesh`). */
@@ -583,10 +585,11 @@ export class SessionBroker {
     const token = process.mesh
       ? this.tokens.issue({ process: args.role, participant: id })
       : undefined;
+    const launched = { ...processEnv, ...this.options.codexEnv };
     const marked =
       this.options.markProcesses === true
-        ? { ...processEnv, [SESSION_MARKER_ENV]: this.options.sessionId }
-        : processEnv;
+        ? { ...launched, [SESSION_MARKER_ENV]: this.options.sessionId }
+        : launched;
     const env = token === undefined ? marked : { ...marked, [MESH_TOKEN_ENV]: token };
     const secrets = [
       ...environment.secrets,

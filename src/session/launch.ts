@@ -277,6 +277,7 @@ export async function launchSession(
       home: context.home,
       baseCodexHome: context.baseCodexHome,
       codexBin: plan.command,
+      codexEnv: plan.commandEnv,
       ...(context.codex !== undefined ? { codex: context.codex } : {}),
       cli: context.cli,
       defaultCwd: plan.cwd,

@@ -41,8 +41,10 @@ export interface PrepareSessionInput {
   readonly home: string;
   /** The command prefix that runs the codex-mmo CLI (`node dist/cli/main.js`). */
   readonly cli: MeshLaunch;
-  /** The resolved Codex binary. */
+  /** The resolved Codex binary (the native one behind the npm launcher). */
   readonly codexBin: string;
+  /** What every Codex process's environment gains to run `codexBin` (the launcher's variables). */
+  readonly codexEnv?: Readonly<Record<string, string>>;
   /** Its row of the version table: rendering emits only keys it accepts (default: newest). */
   readonly codex?: CodexVersionFacts;
   readonly cwd: string;
@@ -68,6 +70,8 @@ export interface SessionPlan {
   readonly rendered: RenderedHome;
   readonly env: Record<string, string>;
   readonly command: string;
+  /** What every Codex process of the session gains in its environment to run `command`. */
+  readonly commandEnv: Readonly<Record<string, string>>;
   readonly args: readonly string[];
   /** The `exec` prompt (the root is driven through `codex app-server` with it). */
   readonly prompt?: string;
@@ -128,7 +132,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
       homeDir,
     );
     // the marker that lets the session find every process it started (never a bare pid)
-    env = { ...environment.env, [SESSION_MARKER_ENV]: input.sessionId };
+    env = { ...environment.env, ...input.codexEnv, [SESSION_MARKER_ENV]: input.sessionId };
     secrets = [...environment.secrets, ...input.credentials.secretValues()];
     diagnostics.push(...environment.diagnostics);
   }
@@ -198,6 +202,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     rendered,
     env,
     command: input.codexBin,
+    commandEnv: input.codexEnv ?? {},
     args: codexArgv(
       input.mode,
       input.codexArgs,

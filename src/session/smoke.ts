@@ -201,6 +201,8 @@ interface Run {
   readonly plan: ResolvedPlan;
   readonly request: SmokeRequest;
   readonly codexBin: string;
+  /** What each Codex process's environment gains to run `codexBin` (the npm launcher's variables). */
+  readonly codexEnv: Readonly<Record<string, string>>;
   /** `codexBin`'s row of the version table: homes are rendered for it. */
   readonly codex: CodexVersionFacts;
   readonly credentials: CredentialSource;
@@ -262,7 +264,7 @@ async function driveProcess(
     cwd: run.workdir,
   });
   await writeRenderedHome(run.wire.home(relayed?.rendered ?? own, processId), home);
-  const processEnv = relayed?.env ?? penv.env;
+  const processEnv = { ...(relayed?.env ?? penv.env), ...run.codexEnv };
   run.secrets.push(...penv.secrets, ...(relayed?.tokens ?? []), ...(withMesh ? [meshToken] : []));
   const rootGrants = plan.roles[process.root]?.grants ?? {};
   const started = [
@@ -456,7 +458,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     );
     return empty(plan.profile, stored.id);
   }
-  const codexBin = codex.detection.path;
+  const codexBin = codex.detection.launch.command;
   diagnostics.push(...codexVersionDiagnostics(codex));
   const cli = request.cli ?? defaultCliLaunch();
   if (plan.processes.some((p) => p.mesh)) {
@@ -512,6 +514,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     plan,
     request,
     codexBin,
+    codexEnv: codex.detection.launch.env,
     codex: codex.facts,
     credentials: credentials.source,
     sessionDir,
@@ -576,6 +579,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       // no auth.json: the scripted model needs no key
       baseCodexHome: join(work, 'no-codex-home'),
       codexBin,
+      codexEnv: codex.detection.launch.env,
       codex: codex.facts,
       cli,
       defaultCwd: run.workdir,

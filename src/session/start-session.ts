@@ -101,7 +101,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     );
     return { ok: false, diagnostics };
   }
-  const codexBin = codex.detection.path;
+  const codexBin = codex.detection.launch.command;
   diagnostics.push(...codexVersionDiagnostics(codex));
   // said before anything runs: whether the session's processes can be contained here
   const contained = containmentDiagnostics(containment(), compiled.stored.snapshot.profile);
@@ -132,6 +132,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     home: request.home,
     cli: request.cli,
     codexBin,
+    codexEnv: codex.detection.launch.env,
     codex: codex.facts,
     cwd,
     boundary: await processBoundary(readDeny, cwd),

@@ -87,6 +87,11 @@ describe('findCodex', () => {
       OPENAI_API_KEY: 'sk-canary-find-codex-0123456789',
       MMO_CANARY: 'canary-find-codex',
     };
-    expect(await detectCodex(probe, env)).toEqual({ kind: 'found', path: probe, version: '1.0.0' });
+    expect(await detectCodex(probe, env)).toEqual({
+      kind: 'found',
+      path: probe,
+      version: '1.0.0',
+      launch: { command: probe, env: {} },
+    });
   });
 });
