@@ -102,7 +102,7 @@ export interface CodexVersionFacts {
   readonly responses: ResponsesRequestShape;
 }
 
-/** `[mcp_servers.NAME]` keys Codex 0.149 accepts (codex-facts "Configuration loading"). */
+/** `[mcp_servers.NAME]` keys Codex 0.149 accepts (measured; see docs/codex-versions.md). */
 const MCP_SERVER_KEYS_0149: readonly string[] = [
   // stdio
   'command',
