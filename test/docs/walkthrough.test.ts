@@ -5,7 +5,8 @@
  * checkout (examples copied, dist and node_modules linked), with real Codex, real MCP servers and
  * the scripted model; then the scripted model's `--help` examples run in a real `exec`. Every
  * command must exit 0 and print the summary lines the doc shows. The only change to a command is
- * the example ports (3001, 4100), moved to free ports so parallel runs do not collide.
+ * the example ports (3001, 4100), moved to free ports so parallel runs do not collide. Every
+ * command line a `--help` shows as an example, without placeholders, runs the same way.
  */
 import { spawn } from 'node:child_process';
 import { cp, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
@@ -14,6 +15,7 @@ import { dirname, join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
+import { COMMANDS, TOP_LEVEL } from '../../src/cli/router.js';
 import { tmpDir } from '../helpers/tmp.js';
 import { CLI, REPO, requireBuild } from '../session/world.js';
 import { shellBlocks, type DocCommand, type ShellBlock } from './doc-blocks.js';
@@ -52,10 +54,9 @@ function runBash(script: string, cwd: string, env: Record<string, string>): Prom
   });
 }
 
-/** The scripted model's help examples as one script: the lead spawns a native role, then runs the steps. */
-async function helpScript(): Promise<string> {
-  const help = await new Promise<string>((done, fail) => {
-    const child = spawn(process.execPath, [CLI, 'scripted-model', '--help'], { stdio: 'pipe' });
+function helpOf(command: readonly string[]): Promise<string> {
+  return new Promise<string>((done, fail) => {
+    const child = spawn(process.execPath, [CLI, ...command, '--help'], { stdio: 'pipe' });
     let out = '';
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
@@ -65,6 +66,34 @@ async function helpScript(): Promise<string> {
       done(out);
     });
   });
+}
+
+/**
+ * The command lines every `--help` shows as an example (`  codex-mmo …` with no placeholder such
+ * as ID, [OPTIONS] or …), to be run as they stand.
+ */
+async function helpCommandExamples(): Promise<string[]> {
+  const commands = [
+    ...Object.entries(COMMANDS).flatMap(([group, subs]) =>
+      Object.keys(subs).map((c) => [group, c]),
+    ),
+    ...Object.keys(TOP_LEVEL).map((c) => [c]),
+  ];
+  const out: string[] = [];
+  for (let i = 0; i < commands.length; i += 4) {
+    for (const help of await Promise.all(commands.slice(i, i + 4).map(helpOf))) {
+      for (const m of help.matchAll(/^ {2}(codex-mmo [^\n]*)$/gm)) {
+        const line = m[1] ?? '';
+        if (!/[[…]|\b[A-Z]{2,}\b/.test(line)) out.push(line);
+      }
+    }
+  }
+  return out;
+}
+
+/** The scripted model's help examples as one script: the lead spawns a native role, then runs the steps. */
+async function helpScript(): Promise<string> {
+  const help = await helpOf(['scripted-model']);
   const steps = /^ {2}(\{"steps": \[[\s\S]*?^ {2}\]\})$/m.exec(help)?.[1];
   const spawnStep = /\{"function": "spawn_agent"[\s\S]*?\}\}/.exec(help)?.[0];
   expect(steps, 'scripted-model --help shows a script').toBeDefined();
@@ -125,6 +154,20 @@ codex-mmo exec research "Follow the scripted model's help examples"`;
     commands.push({
       where: 'scripted-model --help',
       command: { text: help, shown: ['done; the last tool said:'] },
+    });
+    // the default config directory, which an example may write into, exists for an operator
+    commands.push({ where: 'setup', command: { text: 'mkdir -p ~/.config/codex-mmo', shown: [] } });
+    const examples = await helpCommandExamples();
+    expect(examples).toContain(
+      'codex-mmo tool-mcp schema > ~/.config/codex-mmo/tool-mcp.schema.json',
+    );
+    for (const example of examples) {
+      commands.push({ where: 'a --help example', command: { text: example, shown: [] } });
+    }
+    const schemaCheck = `node -e 'JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).$schema || process.exit(1)' ~/.config/codex-mmo/tool-mcp.schema.json`;
+    commands.push({
+      where: 'the schema example wrote a JSON Schema',
+      command: { text: schemaCheck, shown: [] },
     });
 
     const script = ['shopt -s expand_aliases', 'set +e'];
