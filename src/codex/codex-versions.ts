@@ -118,7 +118,7 @@ const NPM_LAUNCHER = {
   launcherEnv: ['CODEX_MANAGED_PACKAGE_ROOT', 'CODEX_MANAGED_BY_NPM'],
 } as const;
 
-/** `[mcp_servers.NAME]` keys Codex 0.149 accepts (codex-facts "Configuration loading"). */
+/** `[mcp_servers.NAME]` keys Codex 0.149 accepts (measured; see docs/codex-versions.md). */
 const MCP_SERVER_KEYS_0149: readonly string[] = [
   // stdio
   'command',

@@ -97,7 +97,7 @@ function checkAgentsTable(
 }
 
 /**
- * Settings that would undo the session boundary (DESIGN §9): a shell environment inheriting
+ * Settings that would undo the session boundary (docs/design.md §9): a shell environment inheriting
  * every variable or dropping Codex's KEY/SECRET/TOKEN excludes, and shell snapshots switched on.
  */
 function checkBoundarySettings(

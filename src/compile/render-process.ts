@@ -1,7 +1,7 @@
 /**
- * Renders one Codex process of a snapshot into Codex's own configuration (DESIGN §5): the root
- * `config.toml` (base settings, the root role's instructions, model and sandbox, every server of
- * the process with the root's grant, `[agents.N]` declarations) and one `agents/N.toml` per
+ * Renders one Codex process of a snapshot into Codex's own configuration (docs/design.md §5): the
+ * root `config.toml` (base settings, the root role's instructions, model and sandbox, every server
+ * of the process with the root's grant, `[agents.N]` declarations) and one `agents/N.toml` per
  * reachable native role restating every server with that role's grant. Pure; TOML via smol-toml.
  */
 import { stringify } from 'smol-toml';

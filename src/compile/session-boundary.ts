@@ -1,10 +1,10 @@
 /**
- * The parts of a rendered Codex config that hold the session boundary against the model (DESIGN
- * §9): the shell environment built from Codex's core variables with every credential name and
- * `CODEX_MMO_*` excluded, shell snapshots off, a filesystem permission profile that denies reads
- * of the operator's directories and of every process home's contents, and every directory from
- * the working directory up marked untrusted so no project-local `.codex/config.toml` loads.
- * Pure; measured on Codex 0.149 and 0.171 (docs/codex-versions.md, codex-facts).
+ * The parts of a rendered Codex config that hold the session boundary against the model
+ * (docs/design.md §9): the shell environment built from Codex's core variables with every
+ * credential name and `CODEX_MMO_*` excluded, shell snapshots off, a filesystem permission profile
+ * that denies reads of the operator's directories and of every process home's contents, and every
+ * directory from the working directory up marked untrusted so no project-local `.codex/config.toml`
+ * loads. Pure; measured on Codex 0.149 and 0.171 (docs/codex-versions.md).
  */
 import { dirname } from 'node:path';
 

@@ -1,6 +1,6 @@
 /**
- * The grant check behind every `mmo_mesh` call (DESIGN §4): a caller may spawn the roles in its
- * `spawn` list, and may message, wait on and stop participants whose role is in its `control`
+ * The grant check behind every `mmo_mesh` call (docs/design.md §4): a caller may spawn the roles in
+ * its `spawn` list, and may message, wait on and stop participants whose role is in its `control`
  * list — nothing else, whoever started the participant. Pure.
  */
 import type { ProfileData, RoleSpec } from '../profile/types.js';

@@ -1,7 +1,8 @@
 /**
- * Where a participant may work (DESIGN §9): the session's working directory or a directory below
- * it, symlinks resolved, and never the config, data or state dir or a Codex home, nor a directory
- * holding one of them (a writable sandbox there would reach it). A refusal names the rule.
+ * Where a participant may work (docs/design.md §9): the session's working directory or a directory
+ * below it, symlinks resolved, and never the config, data or state dir or a Codex home, nor a
+ * directory holding one of them (a writable sandbox there would reach it). A refusal names the
+ * rule.
  */
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, sep } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Where codex-mmo keeps its files (DESIGN §2): config, data and state directories, the base
+ * Where codex-mmo keeps its files (docs/design.md §2): config, data and state directories, the base
  * Codex home and the Codex binary. Pure: the environment and home directory are parameters.
  */
 import { isAbsolute, join, resolve } from 'node:path';

@@ -1,6 +1,6 @@
 /**
- * The key catalogue of a profile pack (DESIGN §4): which keys each table accepts, and which keys
- * belong to the operator's server definitions and therefore may never appear in a grant.
+ * The key catalogue of a profile pack (docs/design.md §4): which keys each table accepts, and which
+ * keys belong to the operator's server definitions and therefore may never appear in a grant.
  */
 
 export const PACK_FILE = 'profile.toml';

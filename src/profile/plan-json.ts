@@ -1,10 +1,11 @@
 /**
- * JSON views of profiles for `profile show` (DESIGN §7): the profile as written, and the resolved
- * plan in its fixed shape. Pure; neither view contains a credential value, only variable names.
+ * JSON views of profiles for `profile show` (docs/design.md §7): the profile as written, and the
+ * resolved plan in its fixed shape. Pure; neither view contains a credential value, only variable
+ * names.
  */
 import type { ProfileData, ResolvedGrant, ResolvedPlan, ResolvedProcess } from './types.js';
 
-/** `profile show P --resolved --json` (DESIGN §7): the plan without the server definitions. */
+/** `profile show P --resolved --json` (docs/design.md §7): the plan without server definitions. */
 export interface ResolvedPlanJson {
   readonly profile: string;
   readonly root: string;

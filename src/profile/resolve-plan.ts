@@ -1,6 +1,6 @@
 /**
- * Grant resolution (DESIGN §5), pure: a profile and the operator's server definitions in, the
- * resolved plan out — processes with their native-role closures and server unions, per-role
+ * Grant resolution (docs/design.md §5), pure: a profile and the operator's server definitions in,
+ * the resolved plan out — processes with their native-role closures and server unions, per-role
  * effective grants, lifecycle waits, `mmo_mesh` tool timeouts and environment variable names.
  */
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';

@@ -107,7 +107,7 @@ export function securityNotes(
           diagnostic({
             severity: 'info',
             code: 'network-access-not-mcp',
-            message: `role \`${role.name}\` ${source?.positions?.lookup(['agents', role.name, 'network_access']) !== undefined ? 'sets network_access = false' : 'has no shell network access (network_access is false by default)'}, which limits sandboxed shell networking only; Codex still connects to ${http.join(', ')} over HTTP, and local MCP servers do their own networking`,
+            message: `role \`${role.name}\` ${source?.positions?.has(['agents', role.name, 'network_access']) === true ? 'sets network_access = false' : 'has no shell network access (network_access is false by default)'}, which limits sandboxed shell networking only; Codex still connects to ${http.join(', ')} over HTTP, and local MCP servers do their own networking`,
             ...at(['agents', role.name, 'tool_mcp_servers', http[0] ?? '']),
           }),
         );

@@ -65,7 +65,7 @@ export interface ResolvedRole {
   readonly name: string;
   /** Server ID → effective grant, sorted by server ID. */
   readonly grants: Readonly<Record<string, ResolvedGrant>>;
-  /** Lifecycle wait of a process rooted at this role (DESIGN §5). */
+  /** Lifecycle wait of a process rooted at this role (docs/design.md §5). */
   readonly lifecycle_wait_sec: number;
   /** `mmo_mesh` tool timeout for this role as caller, or null without spawn/control. */
   readonly mesh_tool_timeout_sec: number | null;

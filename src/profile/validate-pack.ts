@@ -1,7 +1,7 @@
 /**
- * Strict validation of a pack's `profile.toml` (DESIGN §4): pure, bytes in, profile data and
- * positioned diagnostics out. Instruction files are only checked as paths here; `loadPack` reads
- * them and fills in their text.
+ * Strict validation of a pack's `profile.toml` (docs/design.md §4): pure, bytes in, profile data
+ * and positioned diagnostics out. Instruction files are only checked as paths here; `loadPack`
+ * reads them and fills in their text.
  */
 import { isAbsolute, normalize } from 'node:path/posix';
 

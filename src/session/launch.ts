@@ -194,8 +194,8 @@ export async function launchSession(
       ...serverGroups,
     ]);
   };
-  // every Tool MCP server of the session is reached through the gateway (DESIGN §10), which
-  // checks each call against the role the model wire attributed its thread to (DESIGN §12)
+  // every Tool MCP server of the session is reached through the gateway (docs/design.md §10), which
+  // checks each call against the role the model wire attributed its thread to (docs/design.md §12)
   const threadRoles: { wire?: ModelWire } = {};
   const gateway = await SessionGateway.start({
     roleOfThread: (threadId) => threadRoles.wire?.roleOfThread(threadId),

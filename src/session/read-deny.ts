@@ -1,9 +1,10 @@
 /**
- * What a session's sandboxed shells may not read (DESIGN §9), from the operator's directories:
- * the config dir, the data dir and the base Codex home whole, and the state dir apart from each
- * process home's `tmp/` helper directory. Paths are given as configured and, where a symlink
- * leads elsewhere, as their real location too, since the sandbox sees real paths. A directory that
- * does not exist yet is denied by its contents' glob, so the sandbox creates nothing on the host.
+ * What a session's sandboxed shells may not read (docs/design.md §9), from the operator's
+ * directories: the config dir, the data dir and the base Codex home whole, and the state dir apart
+ * from each process home's `tmp/` helper directory. Paths are given as configured and, where a
+ * symlink leads elsewhere, as their real location too, since the sandbox sees real paths. A
+ * directory that does not exist yet is denied by its contents' glob, so the sandbox creates nothing
+ * on the host.
  */
 import { realpath, stat } from 'node:fs/promises';
 

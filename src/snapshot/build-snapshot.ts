@@ -1,5 +1,5 @@
 /**
- * Builds the immutable snapshot of a profile (DESIGN §5): the normalised profile with its
+ * Builds the immutable snapshot of a profile (docs/design.md §5): the normalised profile with its
  * instruction text, the normalised definitions of the servers it grants (paths kept as written),
  * the operator's base Codex settings and the tool pins of the granted servers. Pure.
  */

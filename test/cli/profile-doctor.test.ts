@@ -18,7 +18,7 @@ const setup = (credentials?: string) =>
   exampleCli({ path: PATH_WITH_CODEX, ...(credentials !== undefined ? { credentials } : {}) });
 
 describe('profile doctor', () => {
-  it('exits 0 for the example, with the DESIGN §7 JSON fields; its native role is enforced, so not warned about', async () => {
+  it('exits 0 for the example, with the docs/design.md §7 JSON fields; its native role is enforced, so not warned about', async () => {
     const t = await setup();
     const r = await t.run(['profile', 'doctor', EXAMPLE_PACK, '--json']);
     expect(r.code).toBe(0);

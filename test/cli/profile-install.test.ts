@@ -1,7 +1,7 @@
 /**
  * `profile install` and `profile list` through the CLI, in-process.
  */
-import { cp, stat, writeFile } from 'node:fs/promises';
+import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -151,8 +151,25 @@ describe('profile list', () => {
         root: 'lead',
         roles: ['lead', 'reviewer', 'researcher'],
         path: join(t.base, 'data', 'profiles', 'research'),
+        grants_resolve: true,
       },
     ]);
+  });
+
+  it('marks a pack whose grants no longer resolve against the registry', async () => {
+    const t = await setup();
+    await t.run(['profile', 'install', t.pack]);
+    // the operator takes get-sum, which the example's lead is granted, out of enabled_tools
+    const fragment = join(t.base, 'config', 'tool-mcp.d', '10-everything.toml');
+    const text = await readFile(fragment, 'utf8');
+    await writeFile(fragment, text.replace(/^\s*"get-sum",\n/m, ''));
+    expect(await readFile(fragment, 'utf8')).not.toContain('"get-sum"');
+    const listed = await t.run(['profile', 'list']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^research\s+GRANTS\s+lead\s/m);
+    expect(listed.stdout).not.toMatch(/^research\s+ok\s/m);
+    const json = (await t.run(['profile', 'list', '--json'])).json<{ profiles: unknown[] }>();
+    expect(json.profiles).toMatchObject([{ name: 'research', valid: true, grants_resolve: false }]);
   });
 
   it('exits 1 with a clear diagnostic when the data directory cannot be read', async () => {

@@ -1,6 +1,6 @@
 /**
- * `profile show` as written and `--resolved` (DESIGN §7 JSON shape and text), by installed name
- * and by path, through the CLI in-process.
+ * `profile show` as written and `--resolved` (docs/design.md §7 JSON shape and text), by installed
+ * name and by path, through the CLI in-process.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,7 +42,7 @@ describe('profile show', () => {
     expect(byName.stdout).toContain('instructions from lead.md');
   });
 
-  it('prints the resolved plan in the DESIGN §7 shape', async () => {
+  it('prints the resolved plan in the docs/design.md §7 shape', async () => {
     const t = await setup();
     const r = await t.run(['profile', 'show', EXAMPLE_PACK, '--resolved', '--json']);
     expect(r.code).toBe(0);

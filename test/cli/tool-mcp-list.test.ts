@@ -15,7 +15,7 @@ interface ListJson {
 }
 
 describe('tool-mcp list', () => {
-  it('prints DESIGN §7 JSON: id, transport, command or url, tools, approval, file, replaces', async () => {
+  it('prints docs/design.md §7 JSON: id, transport, command or url, tools, approval, file, replaces', async () => {
     const r = await runCli(['tool-mcp', 'list', '--json', '--config-dir', basic]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');

@@ -34,7 +34,7 @@ interface ValidateJson {
 }
 
 describe('tool-mcp validate', () => {
-  it('passes a valid, ready registry with exit 0 (JSON shape of DESIGN §7)', async () => {
+  it('passes a valid, ready registry with exit 0 (JSON shape of docs/design.md §7)', async () => {
     const dir = await copyConfig('basic');
     const r = await runCli(['tool-mcp', 'validate', '--json', '--config-dir', dir], {
       env: { PATH, ECHO_REGION: 'eu', WEB_TOKEN: 't' },

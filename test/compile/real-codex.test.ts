@@ -154,7 +154,7 @@ async function checkWithCodex(fixture: LoadedFixture, golden: string): Promise<s
 
     // Each role layer, read by Codex on its own as a config (minus the two keys only a role
     // file may hold): it restates every server with that role's enabled flag and filters, the
-    // values that replace the root's when Codex merges the layer (see codex-facts, Layers).
+    // values that replace the root's when Codex merges the layer (measured on both versions).
     for (const name of process.roles.filter((r) => r !== process.root)) {
       const layer = parse(rendered.files.get(`agents/${name}.toml`)!);
       expect(layer).toMatchObject({ name, description: expect.any(String) as string });

@@ -1,11 +1,11 @@
 /**
  * The words cannot drift from the commands: every command's `--help` runs on the built CLI
- * (dist/cli/main.js), every `codex-mmo GROUP COMMAND` a help text or the README shows is a real
- * command, every option the README passes one is in that command's help, and every script
- * example in a help text parses as a scripted-model script.
+ * (dist/cli/main.js), every `codex-mmo GROUP COMMAND` a help text, the README or a topic doc under
+ * docs/ shows is a real command, every option they pass one is in that command's help, and every
+ * script example in a help text parses as a scripted-model script.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,15 @@ import { parseModelScript } from '../../src/onboard/model-script.js';
 
 const run = promisify(execFile);
 const MAIN = resolve('dist/cli/main.js');
-const README = readFileSync(resolve('README.md'), 'utf8');
+/** The README and every topic doc, joined in order. */
+const DOC_FILES = [
+  'README.md',
+  ...readdirSync(resolve('docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
+const DOCS = DOC_FILES.map((f) => readFileSync(resolve(f), 'utf8')).join('\n');
 
 const commands: string[][] = [
   ...Object.entries(COMMANDS).flatMap(([group, subs]) => Object.keys(subs).map((c) => [group, c])),
@@ -66,10 +74,10 @@ describe('every --help of the built CLI', () => {
   }, 180_000);
 });
 
-describe('the README', () => {
+describe('the README and the topic docs', () => {
   // commands: `$ codex-mmo …` in console blocks, `codex-mmo …` lines of bash blocks
   let fence: string | undefined;
-  const lines = README.split('\n')
+  const lines = DOCS.split('\n')
     .filter((l) => {
       const open = /^\s*```(\w*)/.exec(l);
       if (open !== null) {
@@ -92,7 +100,7 @@ describe('the README', () => {
       const words = line.split(/\s+/).slice(1);
       if (words[0] === '--version' || words[0] === '--help') continue;
       const command = commandOf(words);
-      expect(command, `README: ${line}`).toBeDefined();
+      expect(command, `docs: ${line}`).toBeDefined();
       if (command === undefined) continue;
       const key = command.join(' ');
       if (!helps.has(key)) helps.set(key, await helpOf(command));
@@ -100,7 +108,7 @@ describe('the README', () => {
       const own = words.slice(0, words.indexOf('--') === -1 ? undefined : words.indexOf('--'));
       for (const option of own.filter((w) => /^--[a-z]/.test(w))) {
         const name = option.replace(/=.*$/, '');
-        expect(help, `README: ${line} — ${name}`).toContain(name);
+        expect(help, `docs: ${line} — ${name}`).toContain(name);
       }
     }
   }, 180_000);

@@ -1,6 +1,6 @@
 /**
  * The gateway's rule table and request decisions: every MCP method a client can send has the
- * rule the README documents and an unknown method is refused; resources and prompts need a role
+ * rule docs/security.md documents and an unknown method is refused; resources and prompts need a role
  * granted the server, or every role of the process when the caller's role is not known; a
  * `tools/call` keeps its grant, role, drift and credential checks; the credential check reads
  * every value of any request's params.

@@ -11,6 +11,7 @@ import {
 import { resolvePlan } from '../../src/profile/resolve-plan.js';
 import { securityNotes } from '../../src/profile/security-notes.js';
 import type { ProfileData } from '../../src/profile/types.js';
+import { scanKeyPositions } from '../../src/toml/key-positions.js';
 import { http, profile, role, servers, stdio } from './build.js';
 
 const defs = servers(
@@ -185,6 +186,22 @@ describe('security notes', () => {
     expect(unapproved!.message).not.toContain('ida:');
     const network = notes.find((d) => d.code === 'network-access-not-mcp');
     expect(network!.message).toContain('web');
+  });
+  it('says whether the pack sets network_access = false or leaves the default', () => {
+    const p = profile('lead', [role('lead', { grants: { web: {} } })]);
+    const noteFor = (toml: string) =>
+      securityNotes(p, planOf(p), {
+        file: 'profile.toml',
+        positions: scanKeyPositions(toml),
+      }).find((d) => d.code === 'network-access-not-mcp');
+    const byDefault = noteFor('[agents.lead]\ndescription = "Lead"\n');
+    expect(byDefault!.message).toContain(
+      'role `lead` has no shell network access (network_access is false by default)',
+    );
+    expect(byDefault!.message).not.toContain('sets network_access');
+    const set = noteFor('[agents.lead]\ndescription = "Lead"\nnetwork_access = false\n');
+    expect(set!.message).toContain('role `lead` sets network_access = false');
+    expect(set).toMatchObject({ file: 'profile.toml', line: expect.any(Number) as number });
   });
   it('has nothing to say to a workspace-write role with network access', () => {
     const p = profile('lead', [

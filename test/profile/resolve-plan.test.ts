@@ -246,7 +246,7 @@ describe('effective grants', () => {
     const plan = resolveOk(profile('r', [role('r', { grants: { c: {}, a: {} } })]), more);
     expect(Object.keys(plan.roles.r!.grants)).toEqual(['a', 'c']);
   });
-  it('produces the DESIGN §7 JSON shape', () => {
+  it('produces the docs/design.md §7 JSON shape', () => {
     const p = profile(
       'a',
       [role('a', { spawn: ['b'], grants: { s: { enabled_tools: ['one'] } } }), role('b')],

@@ -1,5 +1,5 @@
 /**
- * The session boundary against a hostile model (DESIGN §9), with real `codex exec` in every
+ * The session boundary against a hostile model (docs/design.md §9), with real `codex exec` in every
  * sandbox mode: the scripted model of the root and of a participant prints its environment from
  * login and non-login shells, reads the operator's files and the other process's home, aims a
  * participant outside the working directory (directly and through a symlink), and the working

@@ -1,9 +1,9 @@
 /**
- * Nothing of a session outlives it (DESIGN §9), with real `codex exec`: after `kill -9` of the
- * supervisor while the root's Tool MCP server (its own process group) and a participant run, every
- * process carrying the session's marker ends within seconds and the `auth.json` copies and the
- * socket go; `session stop` makes `exec` exit non-zero; a record whose supervisor pid now belongs
- * to a stranger shows as not running and `session stop` never signals the stranger.
+ * Nothing of a session outlives it (docs/design.md §9), with real `codex exec`: after `kill -9` of
+ * the supervisor while the root's Tool MCP server (its own process group) and a participant run,
+ * every process carrying the session's marker ends within seconds and the `auth.json` copies and
+ * the socket go; `session stop` makes `exec` exit non-zero; a record whose supervisor pid now
+ * belongs to a stranger shows as not running and `session stop` never signals the stranger.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';

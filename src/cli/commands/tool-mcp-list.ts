@@ -1,5 +1,5 @@
 /**
- * `codex-mmo tool-mcp list [--json]`: the operator registry as a table (or DESIGN §7 JSON).
+ * `codex-mmo tool-mcp list [--json]`: the operator registry as a table (or docs/design.md §7 JSON).
  * Reads fragments only; no credentials, no readiness checks, nothing launched.
  */
 import { basename } from 'node:path';
