@@ -17,6 +17,7 @@ import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
 import { JsonLines } from './json-lines.js';
 import { relayLineage } from './relay-lineage.js';
 import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
+import type { ServerFailure } from './server-failure.js';
 import type { DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from './upstream.js';
 import { listenPrivateSocket } from '../process/private-socket.js';
@@ -45,6 +46,8 @@ export interface GatewayHubOptions {
   readonly onStderr?: (route: Route, text: string) => void;
   /** Called with every call record as it is appended to calls.jsonl. */
   readonly onRecord?: (entry: CallRecord) => void;
+  /** A server that could not start, did not answer its first request, or went away (masked). */
+  readonly onServerFailure?: (failure: ServerFailure) => void;
 }
 
 /** The refusal of a relay without a valid, unspent token. */
@@ -206,6 +209,9 @@ export class GatewayHub {
       },
       stderr: (route, text) => {
         this.options.onStderr?.(route, text);
+      },
+      failed: (failure) => {
+        this.options.onServerFailure?.(failure);
       },
     };
   }

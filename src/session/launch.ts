@@ -17,6 +17,13 @@ import { SessionSupervision } from '../approvals/session-supervision.js';
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 import { refusedEvent, unofferedRecord } from './refused-calls.js';
+import {
+  failureRequired,
+  serverFailureDiagnostic,
+  serverFailureEvent,
+  withOwnWords,
+} from './server-failures.js';
+import type { ServerFailure } from '../gateway/server-failure.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
 import { approvalGate } from '../approvals/approval-gate.js';
 
@@ -197,6 +204,7 @@ export async function launchSession(
   // every Tool MCP server of the session is reached through the gateway (DESIGN §10), which
   // checks each call against the role the model wire attributed its thread to (DESIGN §12)
   const threadRoles: { wire?: ModelWire } = {};
+  const serverFailures: ServerFailure[] = [];
   const gateway = await SessionGateway.start({
     roleOfThread: (threadId) => threadRoles.wire?.roleOfThread(threadId),
     sessionDir: plan.dir,
@@ -225,6 +233,14 @@ export async function launchSession(
       void appendFile(join(paths.logs, `gateway-${process}-${server}.stderr.log`), text, {
         mode: 0o600,
       }).catch(() => undefined);
+    },
+    // a server's own failure, in its own words, not only Codex's wording of it
+    onServerFailure: (failure) => {
+      serverFailures.push(failure);
+      context.onDiagnostic?.(
+        serverFailureDiagnostic(failure, failureRequired(context.plan, failure)),
+      );
+      supervision.event(serverFailureEvent(failure));
     },
     // every refused call shows in `session logs` too, with the calling role and the reason
     onRecord: (entry) => {
@@ -505,7 +521,7 @@ export async function launchSession(
       status = 'failed';
       error =
         requiredFailure !== null
-          ? maskSecrets(requiredFailure[0].trim(), secrets)
+          ? maskSecrets(withOwnWords(requiredFailure[0].trim(), serverFailures), secrets)
           : (execOutcome?.error ?? `Codex exited with code ${exitCode}`);
     }
     const endedAt = new Date().toISOString();
