@@ -22,7 +22,9 @@ export type SessionEventType =
   /** A caller the approval socket refused (no proof of the session's key, or sandboxed). */
   | 'approval.refused'
   /** A Tool MCP server that could not start or answer (`status: start-failed`) or went away (`ended`). */
-  | 'server.failed';
+  | 'server.failed'
+  /** The session began to end (a signal, `session stop`, the root ending): later requests are refused. */
+  | 'session.ending';
 
 export interface SessionEvent {
   readonly time: string;

@@ -79,6 +79,7 @@ export class GatewayHub {
   private secrets: string[];
   private server: Server | undefined;
   private closing = false;
+  private stopping = false;
 
   private constructor(private readonly options: GatewayHubOptions) {
     this.log = new CallLog(options.callsFile);
@@ -158,6 +159,14 @@ export class GatewayHub {
     await Promise.all([...open.map((c) => c.close()), this.stopWarm(process)]);
   }
 
+  /**
+   * The session is ending: from now on every request of every connection is refused and recorded
+   * as `session-ended`, and no new relay is accepted; the servers keep running until `close`.
+   */
+  beginStop(): void {
+    this.stopping = true;
+  }
+
   /** Stops every server, closes the socket and removes it; waits for the call log. */
   async close(): Promise<void> {
     this.closing = true;
@@ -213,6 +222,7 @@ export class GatewayHub {
       failed: (failure) => {
         this.options.onServerFailure?.(failure);
       },
+      stopping: () => this.stopping || this.closing,
     };
   }
 
@@ -269,6 +279,10 @@ export class GatewayHub {
       }
       if (!isControlLine(value) || value[CONTROL_KEY] !== 'hello') {
         refuse('send hello first');
+        return;
+      }
+      if (this.stopping) {
+        refuse('the session is ending [session-ended]: no new connection is accepted');
         return;
       }
       const redeemed = this.tokens.redeem(

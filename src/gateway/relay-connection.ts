@@ -63,6 +63,8 @@ export interface RelayShared {
   stderr(route: Route, text: string): void;
   /** The server could not start, did not answer, or went away (once per connection). */
   failed(failure: ServerFailure): void;
+  /** Whether the session is ending: requests are refused and calls in flight end `session-ended`. */
+  stopping(): boolean;
 }
 
 interface PendingCall {
@@ -182,7 +184,8 @@ export class RelayConnection {
 
   /** Tells the gateway, once, that the server failed; every text masked. */
   private tellFailure(stage: ServerFailure['stage'], reason: string, stderr: string): void {
-    if (this.reported || this.closed) return;
+    // a server that goes away while the session ends is being stopped, not failing
+    if (this.reported || this.closed || this.shared.stopping()) return;
     this.reported = true;
     const definition = this.route.definition;
     this.shared.failed({
@@ -252,6 +255,7 @@ export class RelayConnection {
     const caller = callerThread(isObject(params) ? params._meta : undefined);
     const role = callerRole(this.route, caller);
     const decision = decideRequest({
+      stopping: this.shared.stopping(),
       route: this.route,
       method,
       params,
@@ -466,7 +470,8 @@ export class RelayConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', 'server-gone');
+    const why = this.shared.stopping() ? 'session-ended' : 'server-gone';
+    for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', why);
     this.socket.destroy();
     const upstream = this.upstream;
     if (upstream === undefined) return;

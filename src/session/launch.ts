@@ -483,10 +483,30 @@ export async function launchSession(
     }),
   );
 
+  // once the session is ending, no request of any process is forwarded or put to a person:
+  // each is refused and recorded as `session-ended` (the servers and processes end after)
+  let ending = false;
+  const beginEnding = (signal?: NodeJS.Signals): void => {
+    if (ending) return;
+    ending = true;
+    gateway.hub.beginStop();
+    // a stop is logged; a root that ended on its own says so with its `process.ended`
+    if (signal !== undefined) {
+      supervision.event({
+        process: 'root',
+        role: plan.rootRole,
+        type: 'session.ending',
+        text: `stopped by ${signal}`,
+      });
+    }
+    void supervision.queue.close('the session ended');
+  };
+
   const done = (async (): Promise<SessionOutcome> => {
     const { code, signal } = await exit;
     const execOutcome = execRoot !== undefined ? await execRoot.done : undefined;
     masked.end();
+    beginEnding();
     // nobody can answer once the session ends: everything still pending is denied first
     await supervision.queue.close('the session ended');
     await broker.close();
@@ -572,11 +592,13 @@ export async function launchSession(
     signal(signal: NodeJS.Signals): void {
       if (execRoot !== undefined) {
         forwarded.signal = signal;
+        beginEnding(signal);
         execRoot.stop();
         return;
       }
       if (child !== undefined && child.exitCode === null && child.signalCode === null) {
         forwarded.signal = signal;
+        beginEnding(signal);
         rootContainer?.signal(signal);
       }
     },
