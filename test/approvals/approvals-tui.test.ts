@@ -232,7 +232,7 @@ async function startRun(tag: string, profile = PROFILE): Promise<Run> {
 }
 
 /** Waits for the participant's request in the TUI, opening the folder when Codex asks first. */
-async function waitForPrompt(run: Run, role = 'worker'): Promise<void> {
+async function waitForPrompt(run: Run, role = 'worker', ms = 150_000): Promise<void> {
   const prompt = `codex-mmoapprovala1:participantworker-1(role${role})askstocalltool'write'ofMCPserver'guarded'.`;
   // 0.171 asks how to open an untrusted folder before the first turn
   const answerTrust = folderTrustAnswerer(
@@ -244,7 +244,7 @@ async function waitForPrompt(run: Run, role = 'worker'): Promise<void> {
     const text = compact(run.tui);
     if (run.tui.child.exitCode !== null) throw new Error(`the TUI ended:\n${run.tui.text()}`);
     return text.includes(prompt) && text.includes('1.Allow') && text.includes('2.Deny');
-  }, 150_000).catch((error: unknown) => {
+  }, ms).catch((error: unknown) => {
     throw new Error(`${String(error)}; the screen:\n${run.tui.text().slice(-4000)}`);
   });
 }
@@ -376,7 +376,8 @@ describe('participants approvals in the TUI of an interactive run', () => {
 
   it("asks only about a call the calling role may make, and names that role: a participant's native role", async () => {
     const run = await startRun('native', NATIVE_PROFILE);
-    await waitForPrompt(run, 'aide');
+    // the worker's own turn and its native role's come first: more time on a loaded machine
+    await waitForPrompt(run, 'aide', 300_000);
     // the worker's own call of guarded.write, outside its grant, was refused before anyone was asked
     const records = await approvalRecords(run.world, run.id);
     expect(records.filter((r) => r.type === 'requested')).toEqual([
@@ -400,7 +401,7 @@ describe('participants approvals in the TUI of an interactive run', () => {
     expect(answers(await approvalRecords(run.world, run.id))).toEqual([
       expect.objectContaining({ id: 'a1', decision: 'deny', how: 'tui' }),
     ]);
-  }, 300_000);
+  }, 480_000);
 
   it('takes the first answer: session approve from another terminal wins over the TUI', async () => {
     const run = await startRun('t-cli');
