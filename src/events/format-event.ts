@@ -34,6 +34,10 @@ export function describeEvent(e: SessionEvent): string {
     }
     case 'approval.answered':
       return `approval ${e.approval ?? '?'} ${e.decision === 'approve' ? 'approved' : 'denied'} by ${e.by ?? '?'} (${e.how ?? '?'})${e.text !== undefined ? `: ${e.text}` : ''}`;
+    case 'server.failed':
+      return `server ${e.server ?? '?'} ${e.status === 'ended' ? 'ended' : 'failed to start'}: ${e.text ?? ''}`;
+    case 'session.ending':
+      return `session ending${e.text !== undefined ? `: ${e.text}` : ''}; later requests are refused (session-ended)`;
     case 'approval.refused':
       return `approval socket refused a caller${e.approval !== undefined ? ` answering ${e.approval}` : ''}: ${e.text ?? ''}`;
   }

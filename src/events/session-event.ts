@@ -2,7 +2,7 @@
  * The data model of a session's event log (`<session>/events.jsonl`, one JSON object per line,
  * in order): processes starting and ending, turns, messages, tool calls with server and tool,
  * calls refused (a tool not offered, refused by the gateway, an approval denied or expired),
- * commands, and approvals asked and answered, each tagged with the process and role. Text is
+ * commands, approvals asked and answered, and Tool MCP servers that failed, each tagged with the process and role. Text is
  * masked before it is stored; an event never holds a credential value.
  */
 
@@ -20,7 +20,11 @@ export type SessionEventType =
   | 'approval.requested'
   | 'approval.answered'
   /** A caller the approval socket refused (no proof of the session's key, or sandboxed). */
-  | 'approval.refused';
+  | 'approval.refused'
+  /** A Tool MCP server that could not start or answer (`status: start-failed`) or went away (`ended`). */
+  | 'server.failed'
+  /** The session began to end (a signal, `session stop`, the root ending): later requests are refused. */
+  | 'session.ending';
 
 export interface SessionEvent {
   readonly time: string;

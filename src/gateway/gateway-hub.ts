@@ -17,6 +17,7 @@ import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
 import { JsonLines } from './json-lines.js';
 import { relayLineage } from './relay-lineage.js';
 import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
+import type { ServerFailure } from './server-failure.js';
 import type { DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from './upstream.js';
 import { listenPrivateSocket } from '../process/private-socket.js';
@@ -45,6 +46,8 @@ export interface GatewayHubOptions {
   readonly onStderr?: (route: Route, text: string) => void;
   /** Called with every call record as it is appended to calls.jsonl. */
   readonly onRecord?: (entry: CallRecord) => void;
+  /** A server that could not start, did not answer its first request, or went away (masked). */
+  readonly onServerFailure?: (failure: ServerFailure) => void;
 }
 
 /** The refusal of a relay without a valid, unspent token. */
@@ -76,6 +79,7 @@ export class GatewayHub {
   private secrets: string[];
   private server: Server | undefined;
   private closing = false;
+  private stopping = false;
 
   private constructor(private readonly options: GatewayHubOptions) {
     this.log = new CallLog(options.callsFile);
@@ -155,6 +159,14 @@ export class GatewayHub {
     await Promise.all([...open.map((c) => c.close()), this.stopWarm(process)]);
   }
 
+  /**
+   * The session is ending: from now on every request of every connection is refused and recorded
+   * as `session-ended`, and no new relay is accepted; the servers keep running until `close`.
+   */
+  beginStop(): void {
+    this.stopping = true;
+  }
+
   /** Stops every server, closes the socket and removes it; waits for the call log. */
   async close(): Promise<void> {
     this.closing = true;
@@ -207,6 +219,10 @@ export class GatewayHub {
       stderr: (route, text) => {
         this.options.onStderr?.(route, text);
       },
+      failed: (failure) => {
+        this.options.onServerFailure?.(failure);
+      },
+      stopping: () => this.stopping || this.closing,
     };
   }
 
@@ -263,6 +279,10 @@ export class GatewayHub {
       }
       if (!isControlLine(value) || value[CONTROL_KEY] !== 'hello') {
         refuse('send hello first');
+        return;
+      }
+      if (this.stopping) {
+        refuse('the session is ending [session-ended]: no new connection is accepted');
         return;
       }
       const redeemed = this.tokens.redeem(

@@ -41,6 +41,7 @@ import {
   type Id,
 } from './relay-messages.js';
 import { callerRole, type Route } from './route.js';
+import { stderrLines, withCause, type ServerFailure } from './server-failure.js';
 import { filterToolList, type DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from './upstream.js';
 
@@ -60,6 +61,10 @@ export interface RelayShared {
   serverGroup(pid: number, alive: boolean): void;
   /** The server's stderr, masked, when the connection ends. */
   stderr(route: Route, text: string): void;
+  /** The server could not start, did not answer, or went away (once per connection). */
+  failed(failure: ServerFailure): void;
+  /** Whether the session is ending: requests are refused and calls in flight end `session-ended`. */
+  stopping(): boolean;
 }
 
 interface PendingCall {
@@ -73,27 +78,10 @@ interface PendingCall {
 
 const NO_CALLER: CallerThread = { thread: null, parent_thread: null };
 
-/** Lines of a failed server's stderr quoted in its failure. */
-const STDERR_TAIL_LINES = 5;
-
 /** `; its stderr ended with: …` (the last lines, unmasked: the caller masks), or nothing. */
 function stderrTail(upstream: Upstream): string {
-  const lines = upstream
-    .stderrText()
-    .split('\n')
-    .map((l) => l.trimEnd())
-    .filter((l) => l !== '')
-    .slice(-STDERR_TAIL_LINES)
-    .map((l) => (l.length > 300 ? `${l.slice(0, 300)}…` : l));
+  const lines = stderrLines(upstream.stderrText());
   return lines.length > 0 ? `; its stderr ended with: ${lines.join(' | ')}` : '';
-}
-
-/** An error with its cause (fetch failures hide the connection error there). */
-function withCause(error: unknown): string {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  return cause !== undefined && cause !== null
-    ? `${describeError(error)} (${describeError(cause)})`
-    : describeError(error);
 }
 
 export class RelayConnection {
@@ -106,6 +94,9 @@ export class RelayConnection {
   /** Requests of the server passed to Codex and not answered yet, by id. */
   private readonly serverRequests = new Map<Id, string>();
   private closed = false;
+  /** Whether the server answered its `initialize` (a failure before that is a start failure). */
+  private initialized = false;
+  private reported = false;
 
   constructor(
     private readonly socket: Socket,
@@ -125,6 +116,7 @@ export class RelayConnection {
     try {
       upstream = await (this.prestarted ?? startUpstream(this.route.definition, this.route.launch));
     } catch (error) {
+      this.tellFailure('start', describeError(error), '');
       this.fail(`server '${this.route.server}' could not start: ${describeError(error)}`);
       return;
     }
@@ -135,6 +127,7 @@ export class RelayConnection {
     if (!upstream.alive()) {
       const why = upstream.describeExit();
       await upstream.stop();
+      this.tellFailure('start', why, upstream.stderrText());
       this.fail(
         `server '${this.route.server}' ended before it was used: ${why}${stderrTail(upstream)}`,
       );
@@ -187,6 +180,23 @@ export class RelayConnection {
 
   private write(message: JSONRPCMessage): void {
     if (!this.socket.destroyed) this.socket.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Tells the gateway, once, that the server failed; every text masked. */
+  private tellFailure(stage: ServerFailure['stage'], reason: string, stderr: string): void {
+    // a server that goes away while the session ends is being stopped, not failing
+    if (this.reported || this.closed || this.shared.stopping()) return;
+    this.reported = true;
+    const definition = this.route.definition;
+    this.shared.failed({
+      process: this.route.process,
+      role: this.route.role,
+      server: this.route.server,
+      stage,
+      ...(definition.transport === 'streamable_http' ? { url: this.mask(definition.url) } : {}),
+      reason: this.mask(reason),
+      stderr: stderrLines(this.mask(stderr)),
+    });
   }
 
   /** The server could not start or is gone: requests get an error, then the relay ends. */
@@ -245,6 +255,7 @@ export class RelayConnection {
     const caller = callerThread(isObject(params) ? params._meta : undefined);
     const role = callerRole(this.route, caller);
     const decision = decideRequest({
+      stopping: this.shared.stopping(),
       route: this.route,
       method,
       params,
@@ -349,6 +360,8 @@ export class RelayConnection {
       const id = idOf(m);
       if (id === undefined || typeof m.method !== 'string') return;
       this.finishCall(id, 'error', 'rpc-error');
+      // a request that fails later is that request's error, not the server's failure
+      if (!this.initialized) this.tellFailure('start', withCause(error), '');
       this.write({
         jsonrpc: '2.0',
         id,
@@ -419,6 +432,7 @@ export class RelayConnection {
       this.serverRequests.set(id, m.method);
     } else if (id !== undefined) {
       if (this.inits.delete(id) && isObject(out.result)) {
+        this.initialized = true;
         const version = out.result.protocolVersion;
         if (typeof version === 'string') this.upstream?.transport.setProtocolVersion?.(version);
       } else if (this.lists.delete(id) && 'result' in out) {
@@ -441,7 +455,9 @@ export class RelayConnection {
     if (this.closed) return;
     for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', 'server-gone');
     const upstream = this.upstream;
-    const reason = `server '${this.route.server}' ended: ${upstream?.describeExit() ?? 'it is gone'}${upstream !== undefined ? stderrTail(upstream) : ''}`;
+    const why = upstream?.describeExit() ?? 'it is gone';
+    this.tellFailure(this.initialized ? 'ended' : 'start', why, upstream?.stderrText() ?? '');
+    const reason = `server '${this.route.server}' ended: ${why}${upstream !== undefined ? stderrTail(upstream) : ''}`;
     this.failure = this.mask(reason);
     // a handshake in flight is answered with the server's own last words, not a closed pipe
     for (const id of this.inits) {
@@ -454,7 +470,8 @@ export class RelayConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', 'server-gone');
+    const why = this.shared.stopping() ? 'session-ended' : 'server-gone';
+    for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', why);
     this.socket.destroy();
     const upstream = this.upstream;
     if (upstream === undefined) return;

@@ -21,6 +21,8 @@ export interface Decline {
 }
 
 export interface RequestInput {
+  /** The session is ending: every request is refused as `session-ended`. */
+  readonly stopping?: boolean;
   readonly route: Route;
   readonly method: string;
   readonly params: unknown;
@@ -101,6 +103,16 @@ export function decideRequest(input: RequestInput): RequestDecision {
   const isCall = input.method === 'tools/call';
   const params = isObject(input.params) ? input.params : {};
   const tool = isCall && typeof params.name === 'string' ? params.name : '';
+  if (input.stopping === true) {
+    return {
+      tool,
+      decline: {
+        outcome: 'denied',
+        code: 'session-ended',
+        text: `codex-mmo refused this ${isCall ? 'call' : 'request'} [session-ended]: the session is ending`,
+      },
+    };
+  }
   const declined = isCall ? toolDecline(input, tool) : ruleDecline(input);
   if (declined !== undefined) return { tool, decline: declined };
   const found = findCredentialIn(input.params, input.matcher);

@@ -18,6 +18,7 @@ import type { Snapshot } from '../snapshot/types.js';
 import { callsFile } from './call-log.js';
 import type { CallRecord } from './call-record.js';
 import { GatewayHub, type DriftReport } from './gateway-hub.js';
+import type { ServerFailure } from './server-failure.js';
 import { relayHome, relayTokenNames, type RelayTarget } from './relay-home.js';
 import type { Route, ThreadAttribution } from './relay-connection.js';
 
@@ -59,6 +60,8 @@ export interface SessionGatewayOptions {
   readonly onStderr?: (process: string, server: string, text: string) => void;
   /** Every call record, as it is appended to calls.jsonl. */
   readonly onRecord?: (entry: CallRecord) => void;
+  /** A server that could not start, did not answer its first request, or went away (masked). */
+  readonly onServerFailure?: (failure: ServerFailure) => void;
   /**
    * The model wire's role of a thread (undefined: not seen). Given, every call is checked against
    * its calling thread's role; a call the wire cannot attribute is refused where roles differ.
@@ -118,6 +121,9 @@ export class SessionGateway {
       ...(options.onDrift !== undefined ? { onDrift: options.onDrift } : {}),
       ...(options.onGroups !== undefined ? { onGroups: options.onGroups } : {}),
       ...(options.onRecord !== undefined ? { onRecord: options.onRecord } : {}),
+      ...(options.onServerFailure !== undefined
+        ? { onServerFailure: options.onServerFailure }
+        : {}),
       onStderr: (route: Route, text: string) => {
         options.onStderr?.(route.process, route.server, text);
       },

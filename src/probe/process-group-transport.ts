@@ -297,6 +297,9 @@ export class ProcessGroupTransport implements Transport {
 
   private addHooks(): void {
     process.once('exit', this.exitHook);
+    // a contained server is a session's: the session stops it in order on a signal (requests
+    // that come meanwhile are refused, not cut off), and its container ends with this process
+    if (this.options.contained === true) return;
     for (const signal of TERMINATING_SIGNALS) process.once(signal, this.signalHook);
   }
 

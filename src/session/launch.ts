@@ -17,6 +17,13 @@ import { SessionSupervision } from '../approvals/session-supervision.js';
 import { MESH_SERVER_NAME } from '../mesh/mesh-protocol.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 import { refusedEvent, unofferedRecord } from './refused-calls.js';
+import {
+  failureRequired,
+  serverFailureDiagnostic,
+  serverFailureEvent,
+  withOwnWords,
+} from './server-failures.js';
+import type { ServerFailure } from '../gateway/server-failure.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
 import { approvalGate } from '../approvals/approval-gate.js';
 
@@ -197,6 +204,7 @@ export async function launchSession(
   // every Tool MCP server of the session is reached through the gateway (docs/design.md §10), which
   // checks each call against the role the model wire attributed its thread to (docs/design.md §12)
   const threadRoles: { wire?: ModelWire } = {};
+  const serverFailures: ServerFailure[] = [];
   const gateway = await SessionGateway.start({
     roleOfThread: (threadId) => threadRoles.wire?.roleOfThread(threadId),
     sessionDir: plan.dir,
@@ -225,6 +233,14 @@ export async function launchSession(
       void appendFile(join(paths.logs, `gateway-${process}-${server}.stderr.log`), text, {
         mode: 0o600,
       }).catch(() => undefined);
+    },
+    // a server's own failure, in its own words, not only Codex's wording of it
+    onServerFailure: (failure) => {
+      serverFailures.push(failure);
+      context.onDiagnostic?.(
+        serverFailureDiagnostic(failure, failureRequired(context.plan, failure)),
+      );
+      supervision.event(serverFailureEvent(failure));
     },
     // every refused call shows in `session logs` too, with the calling role and the reason
     onRecord: (entry) => {
@@ -468,10 +484,30 @@ export async function launchSession(
     }),
   );
 
+  // once the session is ending, no request of any process is forwarded or put to a person:
+  // each is refused and recorded as `session-ended` (the servers and processes end after)
+  let ending = false;
+  const beginEnding = (signal?: NodeJS.Signals): void => {
+    if (ending) return;
+    ending = true;
+    gateway.hub.beginStop();
+    // a stop is logged; a root that ended on its own says so with its `process.ended`
+    if (signal !== undefined) {
+      supervision.event({
+        process: 'root',
+        role: plan.rootRole,
+        type: 'session.ending',
+        text: `stopped by ${signal}`,
+      });
+    }
+    void supervision.queue.close('the session ended');
+  };
+
   const done = (async (): Promise<SessionOutcome> => {
     const { code, signal } = await exit;
     const execOutcome = execRoot !== undefined ? await execRoot.done : undefined;
     masked.end();
+    beginEnding();
     // nobody can answer once the session ends: everything still pending is denied first
     await supervision.queue.close('the session ended');
     await broker.close();
@@ -506,7 +542,7 @@ export async function launchSession(
       status = 'failed';
       error =
         requiredFailure !== null
-          ? maskSecrets(requiredFailure[0].trim(), secrets)
+          ? maskSecrets(withOwnWords(requiredFailure[0].trim(), serverFailures), secrets)
           : (execOutcome?.error ?? `Codex exited with code ${exitCode}`);
     }
     const endedAt = new Date().toISOString();
@@ -557,11 +593,13 @@ export async function launchSession(
     signal(signal: NodeJS.Signals): void {
       if (execRoot !== undefined) {
         forwarded.signal = signal;
+        beginEnding(signal);
         execRoot.stop();
         return;
       }
       if (child !== undefined && child.exitCode === null && child.signalCode === null) {
         forwarded.signal = signal;
+        beginEnding(signal);
         rootContainer?.signal(signal);
       }
     },

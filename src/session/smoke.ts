@@ -31,6 +31,7 @@ import { writeRenderedHome } from '../compile/write-home.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
 import { describeError } from '../errors.js';
 import { SessionGateway, driftDiagnostic, gatewaySocketPath } from '../gateway/session-gateway.js';
+import { describeServerFailure, type ServerFailure } from '../gateway/server-failure.js';
 import { checkMeshCommand, defaultCliLaunch, meshLaunchFor } from '../mesh/mesh-command.js';
 import { MESH_TOKEN_ENV } from '../mesh/mesh-credential.js';
 import { MESH_SERVER_NAME, type ParticipantInfo } from '../mesh/mesh-protocol.js';
@@ -219,6 +220,8 @@ interface Run {
   readonly readDeny: ReadDeny;
   readonly secrets: string[];
   readonly failures: SmokeServerFailure[];
+  /** Servers the gateway saw fail, in their own words (masked). */
+  readonly serverFailures: ServerFailure[];
   readonly diagnostics: Diagnostic[];
 }
 
@@ -387,6 +390,16 @@ function optionalFailure(
   };
 }
 
+/** Each failed server's error in its own words, as the gateway saw it, rather than Codex's wording. */
+function ownWords(run: Run): void {
+  run.failures.forEach((failure, i) => {
+    const own = run.serverFailures.find(
+      (f) => f.role === failure.process && f.server === failure.server,
+    );
+    if (own !== undefined) run.failures[i] = { ...failure, error: describeServerFailure(own) };
+  });
+}
+
 /** Failures of participants' servers, from the broker: required ones from failed spawns. */
 function participantFailures(run: Run, participants: readonly ParticipantInfo[]): void {
   for (const info of participants) {
@@ -532,6 +545,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
     ]),
     secrets: [...credentials.source.secretValues()],
     failures: [],
+    serverFailures: [],
     diagnostics: [],
   };
   let broker: SessionBroker | undefined;
@@ -565,6 +579,9 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       secrets: run.secrets,
       onDrift: (report) => {
         run.diagnostics.push(driftDiagnostic(report));
+      },
+      onServerFailure: (failure) => {
+        run.serverFailures.push(failure);
       },
     });
     broker = await SessionBroker.start({
@@ -657,6 +674,7 @@ export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> 
       }),
     );
   }
+  ownWords(run);
   for (const failure of run.failures) {
     diagnostics.push(
       diagnostic({

@@ -4,7 +4,9 @@
  * echo-server fixture, which logs every call that reaches it) waits in the session's queue and is
  * shown in the root's TUI as an MCP elicitation from `mmo_mesh`. Allow runs it once, Deny never
  * lets it reach the server, and an answer from `session approve` in a second terminal wins over
- * the TUI's later one. `session logs --follow --json` streams the root's rollout meanwhile.
+ * the TUI's later one. `session logs --follow --json` streams the root's rollout meanwhile. A
+ * participant's native role is asked about as that role, and the participant's own call of a
+ * tool outside its grant is refused and recorded before anyone is asked.
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -20,6 +22,7 @@ import {
   type ScriptedItem,
   type ScriptedModel,
 } from '../../src/codex/scripted-model.js';
+import { readCalls } from '../../src/gateway/call-log.js';
 import { folderTrustAnswerer, KEYS, startTui, type Tui } from '../helpers/tui.js';
 import {
   CLI,
@@ -47,9 +50,36 @@ function tagOf(request: ModelRequest, word: string): string | undefined {
   return undefined;
 }
 
+/** The worker of a `NATIVE` run: its own call outside its grant, then its native `aide`'s. */
+function nativeScript(request: ModelRequest, step: number): ScriptedItem[] {
+  const call = (namespace: string, name: string, args: Record<string, unknown>): ScriptedItem => ({
+    type: 'function_call',
+    namespace,
+    name,
+    arguments: args,
+  });
+  if (isRole(request, 'ROLE-AIDE')) {
+    return step === 0
+      ? [call('mcp__guarded', 'write', { text: 'aide-asks' })]
+      : [{ type: 'message', text: 'AIDE-DONE' }];
+  }
+  if (step === 0) return [call('mcp__guarded', 'write', { text: 'worker-outside-grant' })];
+  if (step === 1)
+    return [call('multi_agent_v1', 'spawn_agent', { agent_type: 'aide', message: 'go' })];
+  if (step === 2) {
+    const id = (JSON.parse(request.toolOutputs[1]?.output ?? '{}') as { agent_id?: string })
+      .agent_id;
+    return [call('multi_agent_v1', 'wait_agent', { targets: [id ?? ''], timeout_ms: 240_000 })];
+  }
+  return [{ type: 'message', text: 'WORKER-SAW native' }];
+}
+
 function script(request: ModelRequest): ScriptedItem[] {
   const step = request.toolOutputs.length;
   const last = request.toolOutputs.at(-1)?.output ?? '';
+  if (isRole(request, 'ROLE-AIDE') || tagOf(request, 'WORKER-CALL') === 'native') {
+    return nativeScript(request, step);
+  }
   if (isRole(request, 'ROLE-WORKER')) {
     const tag = tagOf(request, 'WORKER-CALL') ?? 'none';
     // a call meant to be denied carries a credential value, which the TUI must show masked
@@ -152,8 +182,20 @@ async function approvalRecords(world: World, id: string): Promise<Record<string,
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
+const PROFILE = profileToml('approvals', 'lead', {
+  lead: { spawn: ['worker'], control: ['worker'], grants: { guarded: {} } },
+  worker: { grants: { guarded: {} } },
+});
+
+/** The worker is not granted `guarded`; its native role `aide` is. */
+const NATIVE_PROFILE = profileToml('native-approvals', 'lead', {
+  lead: { spawn: ['worker'], control: ['worker'] },
+  worker: { natives: ['aide'] },
+  aide: { grants: { guarded: {} } },
+});
+
 /** Starts `codex-mmo run` in a pseudo-terminal with the first prompt `SPAWN <tag>`. */
-async function startRun(tag: string): Promise<Run> {
+async function startRun(tag: string, profile = PROFILE): Promise<Run> {
   const world = await makeWorld({
     registry: (root) =>
       echoServer('guarded', {
@@ -162,10 +204,7 @@ async function startRun(tag: string): Promise<Run> {
         envVars: ['GUARD_TOKEN'],
         args: ['--call-log', join(root, 'guarded-calls.jsonl')],
       }),
-    profile: profileToml('approvals', 'lead', {
-      lead: { spawn: ['worker'], control: ['worker'], grants: { guarded: {} } },
-      worker: { grants: { guarded: {} } },
-    }),
+    profile,
     modelUrl: model.baseUrl,
     credentials: `GUARD_TOKEN=${GUARD_CANARY}\n`,
   });
@@ -193,8 +232,8 @@ async function startRun(tag: string): Promise<Run> {
 }
 
 /** Waits for the participant's request in the TUI, opening the folder when Codex asks first. */
-async function waitForPrompt(run: Run): Promise<void> {
-  const prompt = `codex-mmoapprovala1:participantworker-1(roleworker)askstocalltool'write'ofMCPserver'guarded'.`;
+async function waitForPrompt(run: Run, role = 'worker', ms = 150_000): Promise<void> {
+  const prompt = `codex-mmoapprovala1:participantworker-1(role${role})askstocalltool'write'ofMCPserver'guarded'.`;
   // 0.171 asks how to open an untrusted folder before the first turn
   const answerTrust = folderTrustAnswerer(
     run.tui,
@@ -205,7 +244,7 @@ async function waitForPrompt(run: Run): Promise<void> {
     const text = compact(run.tui);
     if (run.tui.child.exitCode !== null) throw new Error(`the TUI ended:\n${run.tui.text()}`);
     return text.includes(prompt) && text.includes('1.Allow') && text.includes('2.Deny');
-  }, 150_000).catch((error: unknown) => {
+  }, ms).catch((error: unknown) => {
     throw new Error(`${String(error)}; the screen:\n${run.tui.text().slice(-4000)}`);
   });
 }
@@ -334,6 +373,35 @@ describe('participants approvals in the TUI of an interactive run', () => {
     ]);
     expect(run.tui.text()).not.toContain(GUARD_CANARY);
   }, 300_000);
+
+  it("asks only about a call the calling role may make, and names that role: a participant's native role", async () => {
+    const run = await startRun('native', NATIVE_PROFILE);
+    // the worker's own turn and its native role's come first: more time on a loaded machine
+    await waitForPrompt(run, 'aide', 300_000);
+    // the worker's own call of guarded.write, outside its grant, was refused before anyone was asked
+    const records = await approvalRecords(run.world, run.id);
+    expect(records.filter((r) => r.type === 'requested')).toEqual([
+      expect.objectContaining({ id: 'a1', process: 'worker-1', role: 'aide', tool: 'write' }),
+    ]);
+    const refused = (await readCalls(join(run.world.stateDir, 'sessions', run.id))).calls.filter(
+      (c) => c.process === 'worker-1' && c.server === 'guarded' && c.outcome === 'denied',
+    );
+    expect(refused).toEqual([
+      expect.objectContaining({
+        role: 'worker',
+        tool: 'write',
+        reason: expect.stringMatching(/^tool-not-(offered|granted-to-role)$/) as unknown,
+      }),
+    ]);
+    expect(compact(run.tui)).not.toContain('(roleworker)asks');
+
+    await answerInTui(run, '2'); // 2. Deny
+    await waitForScreen(run, 'LEAD-SAW-native');
+    expect(await calls(run.world)).toEqual([]);
+    expect(answers(await approvalRecords(run.world, run.id))).toEqual([
+      expect.objectContaining({ id: 'a1', decision: 'deny', how: 'tui' }),
+    ]);
+  }, 480_000);
 
   it('takes the first answer: session approve from another terminal wins over the TUI', async () => {
     const run = await startRun('t-cli');

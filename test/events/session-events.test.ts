@@ -116,4 +116,22 @@ describe('EventLog', () => {
     expect(formatEvent(events[0]!)).toMatch(/^\d\d:\d\d:\d\d root \(lead\) message: a \*\*\* b$/);
     expect(await readEvents(join(dir, 'missing'))).toEqual([]);
   });
+
+  it('tells a session that began to end and a server that failed, one line each', () => {
+    const base = { time: '2026-12-01T11:51:14.000Z', session: 's1', process: 'root', role: 'lead' };
+    expect(formatEvent({ ...base, type: 'session.ending', text: 'stopped by SIGTERM' })).toBe(
+      '11:51:14 root (lead) session ending: stopped by SIGTERM; later requests are refused (session-ended)',
+    );
+    expect(
+      formatEvent({
+        ...base,
+        type: 'server.failed',
+        server: 'files',
+        status: 'start-failed',
+        text: 'it exited with code 1; its stderr ended with: no such directory',
+      }),
+    ).toBe(
+      '11:51:14 root (lead) server files failed to start: it exited with code 1; its stderr ended with: no such directory',
+    );
+  });
 });

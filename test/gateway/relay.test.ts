@@ -23,11 +23,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCalls } from '../../src/gateway/call-log.js';
 import { GatewayHub, type DriftReport } from '../../src/gateway/gateway-hub.js';
 import type { Route } from '../../src/gateway/relay-connection.js';
+import type { ServerFailure } from '../../src/gateway/server-failure.js';
 import { liveDigest } from '../../src/gateway/tool-filter.js';
 import { credentialSourceFrom } from '../../src/registry/credentials.js';
 import type { ServerDefinition } from '../../src/registry/types.js';
 import { tmpDir } from '../helpers/tmp.js';
-import { CLI, ECHO_SERVER, requireBuild } from '../session/world.js';
+import { CLI, ECHO_SERVER, requireBuild, waitFor } from '../session/world.js';
 
 const EVERYTHING_BIN = join(import.meta.dirname, '../../node_modules/.bin/mcp-server-everything');
 const EVERYTHING_HTTP = join(import.meta.dirname, '../../examples/servers/everything-http.mjs');
@@ -37,6 +38,7 @@ const HTTP_CANARY = 'gw-http-bearer-93d2';
 let root: string;
 let hub: GatewayHub;
 const drift: DriftReport[] = [];
+const failures: ServerFailure[] = [];
 const credentials = credentialSourceFrom(
   { ECHO_CRED: CANARY, EVERY_CRED: CANARY, WEB_TOKEN: HTTP_CANARY },
   {},
@@ -137,6 +139,7 @@ beforeAll(async () => {
     callsFile: join(root, 'calls.jsonl'),
     secrets: credentials.secretValues(),
     onDrift: (report) => drift.push(report),
+    onServerFailure: (failure) => failures.push(failure),
   });
 });
 
@@ -366,8 +369,27 @@ describe('gateway over stdio (echo-server fixture)', () => {
   });
 
   it('fails initialize the way a server that cannot start fails', async () => {
-    const token = hub.addRoute(route('broken', echoDefinition('broken', ['--fail']), ['echo']));
+    const token = hub.addRoute(
+      route('broken', echoDefinition('broken', ['--fail', '--secret-env', 'ECHO_CRED']), ['echo']),
+    );
     await expect(viaGateway('broken', token)).rejects.toThrow();
+    // the gateway tells the server's own failure once, its stderr masked
+    await waitFor(() => failures.some((f) => f.server === 'broken'), 10_000);
+    const failure = failures.filter((f) => f.server === 'broken');
+    expect(failure).toEqual([
+      {
+        process: 'root',
+        role: 'lead',
+        server: 'broken',
+        stage: 'start',
+        reason: expect.stringContaining('code 3') as unknown,
+        stderr: [
+          'echo-server: None of the specified directories are accessible (key ***)',
+          'echo-server: failing on purpose',
+        ],
+      },
+    ]);
+    expect(JSON.stringify(failure)).not.toContain(CANARY);
   });
 });
 

@@ -1,9 +1,12 @@
 /**
  * `codex-mmo exec` against real servers that fail or authenticate: a required server that cannot
  * start fails the session with a clear message, a non-required one does not; a Streamable HTTP
- * server of our own sees the bearer token and `env_http_headers` values from credentials.env.
+ * server of our own sees the bearer token and `env_http_headers` values from credentials.env; a
+ * server that cannot start is told in its own words (masked stderr, or URL and connection error)
+ * on exec's stderr, in `session logs` and in the session's events.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
 import { startHttpMcpServer, type HttpMcpServer } from './http-mcp-server.js';
 import {
+  allText,
   echoServer,
   makeWorld,
   profileToml,
@@ -22,7 +26,21 @@ import {
 } from './world.js';
 
 const TOKEN_CANARY = 'web-token-canary-4d4d';
+const BROKEN_KEY_CANARY = 'broken-key-canary-6f6f';
+/** What the failing fixture writes to stderr before it exits. */
+const OWN_WORDS = 'None of the specified directories are accessible';
 const WORKSPACE_CANARY = 'workspace-canary-5e5e';
+
+/** A Streamable HTTP server that is not there: a port nothing listens on. */
+let STOPPED_URL: string;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
 
 let model: ScriptedModel;
 let http: HttpMcpServer;
@@ -48,6 +66,7 @@ async function sessionRecord(output: string): Promise<Record<string, unknown>> {
 
 beforeAll(async () => {
   requireBuild();
+  STOPPED_URL = `http://127.0.0.1:${String(await freePort())}/mcp`;
   http = await startHttpMcpServer();
   model = await startScriptedModel((request) => {
     const web = request.offeredTools.mcp.web;
@@ -61,10 +80,15 @@ beforeAll(async () => {
   world = await makeWorld({
     registry:
       echoServer('broken', { args: ['--fail'] }) +
-      webServer('web', http.url, { 'X-Client': 'codex-mmo-test' }),
+      echoServer('keyed-broken', {
+        args: ['--fail', '--secret-env', 'BROKEN_KEY'],
+        envVars: ['BROKEN_KEY'],
+      }) +
+      webServer('web', http.url, { 'X-Client': 'codex-mmo-test' }) +
+      webServer('stopped-web', STOPPED_URL),
     profile: profileToml('unused', 'x', { x: {} }),
     modelUrl: model.baseUrl,
-    credentials: `WEB_TOKEN=${TOKEN_CANARY}\nWEB_WORKSPACE=${WORKSPACE_CANARY}\n`,
+    credentials: `WEB_TOKEN=${TOKEN_CANARY}\nWEB_WORKSPACE=${WORKSPACE_CANARY}\nBROKEN_KEY=${BROKEN_KEY_CANARY}\n`,
   });
 });
 
@@ -91,6 +115,59 @@ describe('exec: server startup policy', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('MAIN-DONE');
     expect(await sessionRecord(result.stderr)).toMatchObject({ status: 'ended', exit_code: 0 });
+  }, 60_000);
+});
+
+describe("exec: a server's own start-up failure", () => {
+  it("puts a stdio server's last stderr lines, masked, in exec's stderr, session logs and the session's files", async () => {
+    const dir = await pack('needs-keyed-broken', 'keyed-broken', { required: true });
+    const result = await runInWorld(world, ['exec', dir, 'go']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /error\[server-start-failed\].*server 'keyed-broken' could not start: .*its stderr ended with: .*None of the specified directories are accessible \(key \*+\) \| echo-server: failing on purpose/,
+    );
+    expect(result.stderr).not.toMatch(/\n\s+at .*\.js:\d+/);
+    const id = /session (\S+) \(profile/.exec(result.stderr)?.[1] ?? '';
+    const logs = await runInWorld(world, ['session', 'logs', id]);
+    expect(logs.stdout).toMatch(
+      /root \(main\) server keyed-broken failed to start: .*None of the specified directories are accessible/,
+    );
+    // the session's record says it too, after Codex's own wording
+    expect(result.stderr).toMatch(
+      /session \S+ failed: required MCP servers failed to initialize: keyed-broken.*; server 'keyed-broken' could not start: .*None of the specified directories are accessible/,
+    );
+    const events = await readFile(join(world.stateDir, 'sessions', id, 'events.jsonl'), 'utf8');
+    expect(events).toContain('"type":"server.failed"');
+    expect(events).toContain(OWN_WORDS);
+    const everything = [
+      result.stdout,
+      result.stderr,
+      logs.stdout,
+      await allText(join(world.stateDir, 'sessions', id)),
+    ].join('\n');
+    expect(everything).not.toContain(BROKEN_KEY_CANARY);
+  }, 60_000);
+
+  it("warns with the server's words when a server that is not required cannot start", async () => {
+    const dir = await pack('optional-keyed-broken', 'keyed-broken', { required: false });
+    const result = await runInWorld(world, ['exec', dir, 'go']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /warning\[server-start-failed\].*keyed-broken.*None of the specified directories are accessible/,
+    );
+    expect(result.stderr).not.toContain(BROKEN_KEY_CANARY);
+  }, 60_000);
+
+  it('names the URL and the connection error of an HTTP server that is not there', async () => {
+    const dir = await pack('needs-stopped-web', 'stopped-web', { required: true });
+    const result = await runInWorld(world, ['exec', dir, 'go']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`server 'stopped-web' at ${STOPPED_URL} could not start`);
+    expect(result.stderr).toMatch(/server-start-failed.*ECONNREFUSED/);
+    const id = /session (\S+) \(profile/.exec(result.stderr)?.[1] ?? '';
+    const logs = await runInWorld(world, ['session', 'logs', id]);
+    expect(logs.stdout).toContain(`server stopped-web failed to start: ${STOPPED_URL}: `);
+    expect(result.stderr + logs.stdout).not.toContain(TOKEN_CANARY);
   }, 60_000);
 });
 

@@ -6,6 +6,7 @@
  * variables are reported, with credentials reaching their servers but never the output.
  */
 import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 
 import { parse } from 'smol-toml';
@@ -35,6 +36,15 @@ const TOKEN = 'smoke-token-1a2b3c4d';
 const WORKSPACE = 'smoke-workspace-5e6f';
 
 let http: HttpMcpServer;
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
 
 beforeAll(async () => {
   requireBuild();
@@ -249,6 +259,37 @@ describe('profile smoke with real Codex', () => {
         'smoke-role-not-measured',
       ]),
     );
+  }, 180_000);
+
+  it("tells a failed server in its own words: a stdio server's masked stderr, an HTTP server's URL and connection error", async () => {
+    const stopped = `http://127.0.0.1:${String(await closedPort())}/mcp`;
+    const world = await makeWorld({
+      registry:
+        echoServer('files', {
+          args: ['--fail', '--secret-env', 'FILES_TOKEN'],
+          envVars: ['FILES_TOKEN'],
+        }) + webServer('web', stopped),
+      profile: profileToml('failing', 'lead', {
+        lead: { grants: { files: { required: false }, web: { required: false } } },
+      }),
+      credentials: `FILES_TOKEN=${CANARY}\nWEB_TOKEN=${TOKEN}\nWEB_WORKSPACE=${WORKSPACE}\n`,
+    });
+    const result = await smoke(world);
+    const report = result.json<SmokeReport>();
+    // servers granted with required = false that cannot start are warnings
+    expect(report.ok, result.stdout).toBe(true);
+    const failed = Object.fromEntries(report.servers_failed.map((f) => [f.server, f]));
+    expect(failed.files).toMatchObject({ process: 'lead', required: false });
+    expect(failed.files?.error).toMatch(
+      /its stderr ended with: echo-server: None of the specified directories are accessible \(key \*+\)/,
+    );
+    expect(failed.web?.error).toContain(`server 'web' at ${stopped} could not start`);
+    expect(failed.web?.error).toContain('ECONNREFUSED');
+    expect(failed.web?.error).not.toMatch(/fetch failed.*fetch failed/);
+    const warnings = report.diagnostics.filter((d) => d.code === 'smoke-server-failed');
+    expect(warnings.map((d) => d.severity)).toEqual(['warning', 'warning']);
+    expect(result.stdout + result.stderr).not.toContain(CANARY);
+    expect(result.stdout + result.stderr).not.toContain(TOKEN);
   }, 180_000);
 
   it('measures every native role, more than Codex runs at once, a participant of a participant, and one only a native role may spawn', async () => {

@@ -146,6 +146,8 @@ export async function runSessionCommand(
       io.stdout(`${JSON.stringify(event)}\n`);
       return;
     }
+    // a failed server is told once, as its diagnostic
+    if (event.type === 'server.failed') return;
     io.stderr(`${formatEvent(event)}\n`);
     if (event.type === 'approval.requested' && event.approval !== undefined) {
       io.stderr(
