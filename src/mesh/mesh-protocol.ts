@@ -6,8 +6,10 @@
 
 import type { PendingApproval } from '../approvals/approval-types.js';
 import { JsonLineDecoder, encodeJsonLine, type LineLimits } from '../foundation/json-lines.js';
+import { RESERVED_SERVER_ID } from '../registry/types.js';
 
-export const MESH_SERVER_NAME = 'mmo_mesh';
+/** The mesh server's name: the one server ID the registry reserves. */
+export const MESH_SERVER_NAME = RESERVED_SERVER_ID;
 
 /** The tools of `mmo_mesh`, in the order the server registers them. */
 export const MESH_TOOL_NAMES = [

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 
 import { CodexMmoError, IntegrityError, IoError, describeError } from '../errors.js';
 import { writeSyncedFile } from '../paths/atomic-write.js';
+import { REGISTRY_SCHEMA_VERSION } from '../registry/types.js';
 import { canonicalJson } from './canonical-json.js';
 import { snapshotText } from './build-snapshot.js';
 import { sha256Hex } from './canonical-json.js';
@@ -237,7 +238,9 @@ function shapeProblem(value: unknown): string | undefined {
   if (value.format !== SNAPSHOT_FORMAT) {
     return `its format is ${JSON.stringify(value.format)}, this codex-mmo reads ${SNAPSHOT_FORMAT}`;
   }
-  if (value.schema_version !== 8) return 'its schema_version is not 8';
+  if (value.schema_version !== REGISTRY_SCHEMA_VERSION) {
+    return `its schema_version is not ${REGISTRY_SCHEMA_VERSION}`;
+  }
   for (const key of ['profile', 'servers', 'base', 'pins'] as const) {
     if (!isRecord(value[key])) return `its '${key}' is not an object`;
   }
