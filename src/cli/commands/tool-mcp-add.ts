@@ -3,17 +3,18 @@
  * server the way `tool-mcp probe` does, writes `<config>/tool-mcp.d/50-ID.toml` with every tool
  * it offers, and pins it. Refuses, changing nothing, on any error. Credential values are masked.
  */
-import { maskDeep, maskSecrets } from '../../diagnostics/mask-secrets.js';
-import { addServer, type AddRequest, type AddResult } from '../../onboard/add-server.js';
 import {
-  APPROVAL_MODES,
-  REGISTRY_SCHEMA_VERSION,
   type ApprovalMode,
-} from '../../registry/types.js';
+  configFiles,
+  loadCredentials,
+  maskSecrets,
+  REGISTRY_SCHEMA_VERSION,
+} from '../../index.js';
+import { maskDeep } from '../../diagnostics/mask-secrets.js';
+import { addServer, type AddRequest, type AddResult } from '../../onboard/add-server.js';
+import { APPROVAL_MODES } from '../../registry/types.js';
 import type { FragmentTarget } from '../../onboard/fragment-text.js';
 import { planLaunch } from '../../probe/launch-plan.js';
-import { configFiles } from '../../paths/directories.js';
-import { loadCredentials } from '../../registry/credentials.js';
 import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

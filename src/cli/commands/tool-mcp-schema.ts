@@ -2,8 +2,7 @@
  * `codex-mmo tool-mcp schema`: prints the JSON Schema (draft 2020-12) of a registry fragment, so
  * an editor can complete and check `tool-mcp.d/*.toml` files.
  */
-import { fragmentJsonSchema } from '../../registry/fragment-schema.js';
-import { REGISTRY_SCHEMA_VERSION } from '../../registry/types.js';
+import { fragmentJsonSchema, REGISTRY_SCHEMA_VERSION } from '../../index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 
