@@ -6,14 +6,15 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 
 import {
+  CodexMmoError,
+  type Diagnostic,
+  type Directories,
   formatDiagnostic,
+  resolveDirectories,
   sortDiagnostics,
   summarize,
-  type Diagnostic,
-} from '../diagnostics/diagnostic.js';
+} from '../index.js';
 import { suggest } from '../diagnostics/did-you-mean.js';
-import { resolveDirectories, type Directories } from '../paths/directories.js';
-import { CodexMmoError } from '../errors.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo } from './io.js';
 
 export const GLOBAL_OPTIONS = {

@@ -6,9 +6,8 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import type { Directories } from '../paths/directories.js';
+import { type Directories, VERSION } from '../index.js';
 import { codeFingerprint, type FragmentCache } from '../registry/fragment-cache.js';
-import { VERSION } from '../version.js';
 
 /**
  * The cache, or undefined when the state dir's parent does not exist (a home that is not there):

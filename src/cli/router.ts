@@ -3,8 +3,8 @@
  * imported only when invoked. Usage errors exit 2 with the command's usage line (and a
  * did-you-mean for a mistyped command); unexpected errors print one line and exit 1.
  */
+import { CodexMmoError, describeError } from '../index.js';
 import { suggest } from '../diagnostics/did-you-mean.js';
-import { CodexMmoError, describeError } from '../errors.js';
 import { UsageError, usageExit } from './common.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo, type CommandModule } from './io.js';
 

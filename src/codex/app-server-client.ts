@@ -5,9 +5,8 @@
  * without leaving processes behind (the app-server runs in its own process group).
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createInterface } from 'node:readline';
-
 import { ProcessError } from '../errors.js';
+import { JsonLineDecoder, encodeJsonLine } from '../foundation/json-lines.js';
 import type {
   ClientInfo,
   InitializeResponse,
@@ -262,9 +261,15 @@ export class AppServerClient {
     this.child.stdin.on('error', () => {
       // the process went away; pending requests are failed by the exit handler
     });
-    const lines = createInterface({ input: this.child.stdout });
-    lines.on('line', (line) => {
-      this.receive(line);
+    // lines that are not JSON are skipped
+    const lines = new JsonLineDecoder((value) => {
+      this.receive(value);
+    });
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      lines.push(chunk);
+    });
+    this.child.stdout.on('end', () => {
+      lines.end();
     });
     this.child.once('exit', (code, signal) => {
       this.exit = { code, signal };
@@ -280,16 +285,9 @@ export class AppServerClient {
     });
   }
 
-  private receive(line: string): void {
-    if (line.trim() === '') return;
-    let message: WireMessage;
-    try {
-      const parsed: unknown = JSON.parse(line);
-      if (!isRecord(parsed)) return;
-      message = parsed;
-    } catch {
-      return;
-    }
+  private receive(parsed: unknown): void {
+    if (!isRecord(parsed)) return;
+    const message: WireMessage = parsed;
     if (message.method !== undefined && message.id !== undefined) {
       void this.answer({
         id: message.id,
@@ -358,7 +356,7 @@ export class AppServerClient {
     if (this.exit !== undefined || this.child.stdin.destroyed) {
       throw new ProcessError('process-failed', 'codex app-server is not running');
     }
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
+    this.child.stdin.write(encodeJsonLine(message));
   }
 
   /** Sends a request and resolves with its result; rejects on error, exit or timeout. */

@@ -55,6 +55,8 @@ export interface CodexVersionFacts {
   readonly measured: string;
   /** Every key Codex accepts in an `[mcp_servers.NAME]` table (with `--strict-config`). */
   readonly mcpServerKeys: readonly string[];
+  /** The `mcpServerKeys` that say how to reach the server (launch, endpoint, headers). */
+  readonly mcpTransportKeys: readonly string[];
   /**
    * Top-level config keys this version accepts that some other row rejects. Top-level keys that
    * appear in no row's list are accepted by every row.
@@ -118,8 +120,8 @@ const NPM_LAUNCHER = {
   launcherEnv: ['CODEX_MANAGED_PACKAGE_ROOT', 'CODEX_MANAGED_BY_NPM'],
 } as const;
 
-/** `[mcp_servers.NAME]` keys Codex 0.149 accepts (measured; see docs/codex-versions.md). */
-const MCP_SERVER_KEYS_0149: readonly string[] = [
+/** `[mcp_servers.NAME]` keys of Codex 0.149 that say how to reach the server. */
+const MCP_TRANSPORT_KEYS_0149: readonly string[] = [
   // stdio
   'command',
   'args',
@@ -132,6 +134,12 @@ const MCP_SERVER_KEYS_0149: readonly string[] = [
   'http_headers',
   'env_http_headers',
   'http_headers_helper',
+];
+
+/** `[mcp_servers.NAME]` keys Codex 0.149 accepts (measured; see docs/codex-versions.md). */
+const MCP_SERVER_KEYS_0149: readonly string[] = [
+  ...MCP_TRANSPORT_KEYS_0149,
+  // streamable HTTP authorization
   'auth',
   'oauth',
   'oauth_resource',
@@ -157,6 +165,7 @@ const CODEX_0171: CodexVersionFacts = {
   series: '0.171',
   measured: '0.171.0',
   mcpServerKeys: [...MCP_SERVER_KEYS_0149, 'startup_readiness', 'tool_input_schema_max_bytes'],
+  mcpTransportKeys: MCP_TRANSPORT_KEYS_0149,
   versionTopLevelKeys: ['mcp_optional_startup_grace_ms'],
   autoApproval: 'read-only-or-closed-world',
   nativeRolesIsolated: false,
@@ -183,6 +192,7 @@ const CODEX_0149: CodexVersionFacts = {
   series: '0.149',
   measured: '0.149.1',
   mcpServerKeys: MCP_SERVER_KEYS_0149,
+  mcpTransportKeys: MCP_TRANSPORT_KEYS_0149,
   versionTopLevelKeys: [],
   autoApproval: 'destructive-overrides-read-only',
   nativeRolesIsolated: false,

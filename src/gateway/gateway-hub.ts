@@ -14,7 +14,7 @@ import type { CallRecord } from './call-record.js';
 import { credentialMatcher, type CredentialMatcher } from './credential-scan.js';
 import { RelayTokens } from './gateway-credentials.js';
 import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
-import { JsonLines } from './json-lines.js';
+import { JsonLineDecoder } from '../foundation/json-lines.js';
 import { relayLineage } from './relay-lineage.js';
 import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
 import type { ServerFailure } from './server-failure.js';
@@ -271,7 +271,7 @@ export class GatewayHub {
       refused = true;
       socket.end(`${JSON.stringify({ [CONTROL_KEY]: 'refused', message })}\n`);
     };
-    const decoder = new JsonLines((value) => {
+    const decoder = new JsonLineDecoder((value) => {
       if (refused) return;
       if (connection !== undefined) {
         connection.fromCodex(value);

@@ -8,22 +8,18 @@
  */
 import { parse, stringify } from 'smol-toml';
 
+import { CODEX_VERSIONS } from '../codex/codex-versions.js';
 import type { MeshLaunch, RenderedHome } from '../compile/types.js';
 import { RESERVED_SERVER_ID } from '../registry/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
 import { tokenEnvName } from './gateway-protocol.js';
 
-/** Keys of a server table that say how to reach the server; the relay replaces all of them. */
+/**
+ * Keys of a server table that say how to reach the server, in any supported Codex version; the
+ * relay replaces all of them.
+ */
 export const TRANSPORT_KEYS: readonly string[] = [
-  'command',
-  'args',
-  'env',
-  'env_vars',
-  'cwd',
-  'url',
-  'bearer_token_env_var',
-  'http_headers',
-  'env_http_headers',
+  ...new Set(CODEX_VERSIONS.flatMap((row) => row.mcpTransportKeys)),
 ];
 
 export interface RelayTarget {

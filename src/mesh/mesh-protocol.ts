@@ -4,11 +4,12 @@
  * session broker over the session's Unix socket (one JSON object per line).
  */
 
-import { StringDecoder } from 'node:string_decoder';
-
 import type { PendingApproval } from '../approvals/approval-types.js';
+import { JsonLineDecoder, encodeJsonLine, type LineLimits } from '../foundation/json-lines.js';
+import { RESERVED_SERVER_ID } from '../registry/types.js';
 
-export const MESH_SERVER_NAME = 'mmo_mesh';
+/** The mesh server's name: the one server ID the registry reserves. */
+export const MESH_SERVER_NAME = RESERVED_SERVER_ID;
 
 /** The tools of `mmo_mesh`, in the order the server registers them. */
 export const MESH_TOOL_NAMES = [
@@ -133,84 +134,27 @@ export type BrokerPush =
   | { readonly push: 'approval.requested'; readonly request: PendingApproval }
   | { readonly push: 'approval.answered'; readonly request: string };
 
-/** Longest line a `LineDecoder` accepts unless told otherwise. */
+/** Longest line (in bytes) a `LineDecoder` accepts unless told otherwise. */
 export const MAX_LINE_LENGTH = 8 * 1024 * 1024;
 /** Longest line the broker accepts from a client that has not yet authenticated with `hello`. */
 export const MAX_HELLO_LINE_LENGTH = 64 * 1024;
 
 /**
- * Splits a byte stream into lines and parses each as JSON; bad lines are reported, not thrown.
- * Each byte is scanned once (partial lines are kept as pieces, not re-searched), and a line longer
- * than `maxLineLength` characters calls `onOverflow` and stops the decoder, so a peer streaming
- * one endless line costs neither quadratic time nor unbounded memory.
+ * The mesh's JSON line decoder: bad lines are reported, not thrown, and a line longer than
+ * `maxLineLength` bytes (`MAX_LINE_LENGTH` unless told otherwise) calls `onOverflow` and stops it.
  */
-export class LineDecoder {
-  private pending: string[] = [];
-  private pendingLength = 0;
-  private stopped = false;
-  private readonly text = new StringDecoder('utf8');
+export class LineDecoder extends JsonLineDecoder {
   constructor(
-    private readonly onValue: (value: unknown) => void,
-    private readonly onBadLine: (line: string) => void = () => undefined,
-    private readonly limits: { maxLineLength?: number; onOverflow?: () => void } = {},
-  ) {}
-
-  /** Changes the line limit (e.g. raised once a peer has authenticated). */
-  setMaxLineLength(length: number): void {
-    this.limits.maxLineLength = length;
-  }
-
-  push(chunk: Buffer | string): void {
-    if (this.stopped) return;
-    const text = typeof chunk === 'string' ? chunk : this.text.write(chunk);
-    const max = this.limits.maxLineLength ?? MAX_LINE_LENGTH;
-    let start = 0;
-    let newline = text.indexOf('\n');
-    while (newline >= 0) {
-      const piece = text.slice(start, newline);
-      if (this.pendingLength + piece.length > max) {
-        this.overflow();
-        return;
-      }
-      this.pending.push(piece);
-      const line = this.pending.join('').trim();
-      this.pending = [];
-      this.pendingLength = 0;
-      if (line !== '') this.handle(line);
-      start = newline + 1;
-      newline = text.indexOf('\n', start);
-    }
-    const rest = text.slice(start);
-    if (this.pendingLength + rest.length > max) {
-      this.overflow();
-      return;
-    }
-    if (rest !== '') {
-      this.pending.push(rest);
-      this.pendingLength += rest.length;
-    }
-  }
-
-  private overflow(): void {
-    this.stopped = true;
-    this.pending = [];
-    this.pendingLength = 0;
-    this.limits.onOverflow?.();
-  }
-
-  private handle(line: string): void {
-    let value: unknown;
-    let ok = true;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      ok = false;
-      this.onBadLine(line);
-    }
-    if (ok) this.onValue(value);
+    onValue: (value: unknown) => void,
+    onBadLine?: (line: string) => void,
+    limits: LineLimits = {},
+  ) {
+    super(onValue, onBadLine, {
+      ...limits,
+      maxLineLength: limits.maxLineLength ?? MAX_LINE_LENGTH,
+    });
   }
 }
 
-export function encodeLine(value: unknown): string {
-  return `${JSON.stringify(value)}\n`;
-}
+/** One value as one line of the mesh protocol. */
+export const encodeLine = encodeJsonLine;

@@ -5,7 +5,7 @@
  * Everything the server said is external content: comments are single-line, free of control,
  * line-separator and bidirectional-override characters, and bounded in length.
  */
-import type { ApprovalMode } from '../registry/types.js';
+import { REGISTRY_SCHEMA_VERSION, type ApprovalMode } from '../registry/types.js';
 
 /** Longest description kept in a comment (characters, before the ellipsis). */
 export const COMMENT_TEXT_MAX = 160;
@@ -101,7 +101,7 @@ function stringArray(values: readonly string[]): string {
 export function renderFragment(spec: FragmentSpec): string {
   const lines: string[] = spec.header.map((line) => `# ${commentText(line, 200)}`.trimEnd());
   const tableName = `tool_mcp_servers.${tomlKey(spec.id)}`;
-  lines.push('schema_version = 8', '', `[${tableName}]`);
+  lines.push(`schema_version = ${REGISTRY_SCHEMA_VERSION}`, '', `[${tableName}]`);
   const target = spec.target;
   if (target.transport === 'stdio') {
     lines.push('transport = "stdio"', `command = ${tomlString(target.command)}`);

@@ -8,11 +8,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import { describeError } from '../errors.js';
+import { LineSplitter, encodeJsonLine } from '../foundation/json-lines.js';
 import { spawnContained } from '../process/contained-spawn.js';
 import { signalGroup } from '../process/process-control.js';
 
@@ -83,9 +84,19 @@ export class ProcessGroupTransport implements Transport {
   onmessage?: Transport['onmessage'];
 
   private child: ChildProcess | undefined;
-  /** Stdout bytes of a line not yet ended, in arrival order (joined once the line ends). */
-  private pendingStdout: Buffer[] = [];
-  private pendingBytes = 0;
+  /** Stdout split into lines; an over-long line stops it and the transport. */
+  private readonly stdoutLines = new LineSplitter(
+    (line) => {
+      this.onLine(line);
+    },
+    {
+      maxLineLength: MAX_LINE_BYTES,
+      onOverflow: () => {
+        this.fatalProtocolError = `the server wrote a stdout line longer than ${MAX_LINE_BYTES} bytes`;
+        void this.close();
+      },
+    },
+  );
   private stderrChunks: Buffer[] = [];
   private stderrBytes = 0;
   private stderrTruncated = false;
@@ -167,7 +178,7 @@ export class ProcessGroupTransport implements Transport {
         resolve();
       });
       child.stdout?.on('data', (chunk: Buffer) => {
-        this.onStdout(chunk);
+        this.stdoutLines.push(chunk);
       });
       child.stderr?.on('data', (chunk: Buffer) => {
         this.onStderr(chunk);
@@ -187,35 +198,8 @@ export class ProcessGroupTransport implements Transport {
     });
   }
 
-  private onStdout(chunk: Buffer): void {
-    let rest = chunk;
-    for (;;) {
-      const index = rest.indexOf(0x0a);
-      if (index === -1) break;
-      const head = rest.subarray(0, index);
-      const bytes =
-        this.pendingStdout.length === 0
-          ? head
-          : Buffer.concat([...this.pendingStdout, head], this.pendingBytes + head.length);
-      this.pendingStdout = [];
-      this.pendingBytes = 0;
-      rest = rest.subarray(index + 1);
-      this.onLine(bytes.toString('utf8').replace(/\r$/, ''));
-      if (this.closed) return;
-    }
-    if (rest.length === 0) return;
-    this.pendingStdout.push(rest);
-    this.pendingBytes += rest.length;
-    if (this.pendingBytes > MAX_LINE_BYTES) {
-      this.fatalProtocolError = `the server wrote a stdout line longer than ${MAX_LINE_BYTES} bytes`;
-      this.pendingStdout = [];
-      this.pendingBytes = 0;
-      void this.close();
-    }
-  }
-
   private onLine(line: string): void {
-    if (line.trim() === '') return;
+    if (this.closed) return;
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line);
@@ -257,7 +241,7 @@ export class ProcessGroupTransport implements Transport {
       return Promise.reject(new Error('the server process is not running'));
     }
     return new Promise((resolve, reject) => {
-      stdin.write(serializeMessage(message), (error) => {
+      stdin.write(encodeJsonLine(message), (error) => {
         if (error) reject(error);
         else resolve();
       });

@@ -3,6 +3,7 @@
  * doctor`, with their usual severity and meaning. Scripts may rely on these codes.
  */
 import type { Severity } from '../diagnostics/diagnostic.js';
+import { PROFILE_SCHEMA_VERSION } from './types.js';
 
 export interface CodeInfo {
   readonly severity: Severity;
@@ -17,7 +18,10 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     meaning: 'profile.toml or an instruction file is not UTF-8',
   },
   'missing-field': { severity: 'error', meaning: 'a required key is absent' },
-  'schema-version-unsupported': { severity: 'error', meaning: 'schema_version is not 8' },
+  'schema-version-unsupported': {
+    severity: 'error',
+    meaning: `schema_version is not ${PROFILE_SCHEMA_VERSION}`,
+  },
   'invalid-type': { severity: 'error', meaning: 'a value has the wrong type' },
   'invalid-value': {
     severity: 'error',

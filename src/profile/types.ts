@@ -36,7 +36,7 @@ export interface RoleSpec {
 
 /** A profile as pure data: what a snapshot stores (no paths, no positions). */
 export interface ProfileData {
-  readonly schema_version: 8;
+  readonly schema_version: typeof PROFILE_SCHEMA_VERSION;
   readonly name: string;
   readonly description?: string;
   readonly root: string;

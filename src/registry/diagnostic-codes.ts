@@ -10,6 +10,7 @@ import {
   type DiagnosticInit,
   type Severity,
 } from '../diagnostics/diagnostic.js';
+import { REGISTRY_SCHEMA_VERSION } from './types.js';
 
 /**
  * Where a code comes from: reading files (`load`), validating fragment content (`fragment`, the
@@ -39,12 +40,12 @@ export const REGISTRY_CODES = {
   'schema-version-missing': {
     severity: 'error',
     stage: 'fragment',
-    summary: 'The fragment (possibly empty) has no `schema_version = 8`.',
+    summary: `The fragment (possibly empty) has no \`schema_version = ${REGISTRY_SCHEMA_VERSION}\`.`,
   },
   'schema-version-unsupported': {
     severity: 'error',
     stage: 'fragment',
-    summary: '`schema_version` is not the integer 8.',
+    summary: `\`schema_version\` is not the integer ${REGISTRY_SCHEMA_VERSION}.`,
   },
   'unknown-top-level-key': {
     severity: 'error',

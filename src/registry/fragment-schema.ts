@@ -132,7 +132,7 @@ export function fragmentJsonSchema(): Record<string, unknown> {
   };
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
-    title: 'codex-mmo Tool MCP registry fragment (schema version 8)',
+    title: `codex-mmo Tool MCP registry fragment (schema version ${REGISTRY_SCHEMA_VERSION})`,
     description:
       'A file in ~/.config/codex-mmo/tool-mcp.d/*.toml. Fragments load in byte-wise file-name order; a later definition of an ID replaces the whole earlier one.',
     type: 'object',
@@ -140,7 +140,7 @@ export function fragmentJsonSchema(): Record<string, unknown> {
       schema_version: {
         type: 'integer',
         const: REGISTRY_SCHEMA_VERSION,
-        description: 'Registry schema version; must be 8.',
+        description: `Registry schema version; must be ${REGISTRY_SCHEMA_VERSION}.`,
       },
       tool_mcp_servers: {
         type: 'object',

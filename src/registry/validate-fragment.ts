@@ -70,14 +70,14 @@ export function validateFragment(source: FragmentSource): FragmentResult {
       'schema-version-missing',
       ['schema_version'],
       Object.keys(document).length === 0
-        ? 'the fragment is empty; start it with schema_version = 8 and add [tool_mcp_servers.ID] tables, or delete the file'
-        : 'schema_version is missing; add schema_version = 8 as the first line of the fragment',
+        ? `the fragment is empty; start it with schema_version = ${REGISTRY_SCHEMA_VERSION} and add [tool_mcp_servers.ID] tables, or delete the file`
+        : `schema_version is missing; add schema_version = ${REGISTRY_SCHEMA_VERSION} as the first line of the fragment`,
     );
   } else if (document.schema_version !== REGISTRY_SCHEMA_VERSION) {
     sink.report(
       'schema-version-unsupported',
       ['schema_version'],
-      `this version of codex-mmo reads registry schema version 8 only, and schema_version here is ${describeSchemaVersion(document.schema_version)}; write schema_version = 8 and follow the version-8 field rules`,
+      `this version of codex-mmo reads registry schema version ${REGISTRY_SCHEMA_VERSION} only, and schema_version here is ${describeSchemaVersion(document.schema_version)}; write schema_version = ${REGISTRY_SCHEMA_VERSION} and follow the version-${REGISTRY_SCHEMA_VERSION} field rules`,
     );
   } else {
     schemaOk = true;

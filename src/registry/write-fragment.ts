@@ -3,38 +3,12 @@
  * hidden temporary file in `tool-mcp.d` (never loaded as a fragment), is flushed, then hard-linked
  * to its final name, which fails if that name exists. A reader sees no fragment or the whole one.
  */
-import { randomBytes } from 'node:crypto';
-import { link, mkdir, open, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-
-import { IoError, describeError } from '../errors.js';
+import { writeNewFileAtomic, type WriteNewFileResult } from '../paths/atomic-write.js';
 
 /** Outcome of `writeNewFragment`: written, or the name was already taken (nothing changed). */
-export type WriteFragmentResult = { readonly kind: 'written' } | { readonly kind: 'exists' };
+export type WriteFragmentResult = WriteNewFileResult;
 
 /** Writes `text` to `file` unless `file` exists. Throws IoError when the file system refuses. */
-export async function writeNewFragment(file: string, text: string): Promise<WriteFragmentResult> {
-  const dir = dirname(file);
-  const temp = join(dir, `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await mkdir(dir, { recursive: true });
-    const handle = await open(temp, 'wx', 0o644);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await link(temp, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { kind: 'exists' };
-      throw error;
-    }
-    return { kind: 'written' };
-  } catch (error) {
-    throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
-  } finally {
-    await rm(temp, { force: true }).catch(() => undefined);
-  }
+export function writeNewFragment(file: string, text: string): Promise<WriteFragmentResult> {
+  return writeNewFileAtomic(file, text, 0o644);
 }

@@ -14,12 +14,13 @@ import {
   statSync,
   type Stats,
 } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import type { CompileRequest, CompileResult } from '../compile/compile-profile.js';
 import { hasErrors, type Diagnostic } from '../diagnostics/diagnostic.js';
+import { writeFileAtomic } from '../paths/atomic-write.js';
 import { configFiles } from '../paths/directories.js';
 import { PACK_FILE } from '../profile/pack-fields.js';
 import type { ResolvedPlan } from '../profile/types.js';
@@ -269,9 +270,7 @@ export async function rememberCompile(
     const dir = join(dataDir, MEMO_DIR);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const file = memoFile(dataDir, key);
-    const temp = `${file}.${process.pid}.tmp`;
-    await writeFile(temp, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
-    await rename(temp, file);
+    await writeFileAtomic(file, `${JSON.stringify(entry)}\n`, 0o600, { durable: false });
     await prune(dir);
   } catch {
     // the memo only saves time; without it the next launch compiles again

@@ -3,10 +3,11 @@
  * supervising process, the only writer), one private Codex home per process under `homes/`, logs
  * under `logs/`, and a `stop-requested` marker left by `session stop`.
  */
-import { mkdir, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { CodexMmoError, IoError, describeError } from '../errors.js';
+import { writeFileAtomic } from '../paths/atomic-write.js';
 import { isSessionId } from './session-id.js';
 import { SESSION_FORMAT, type SessionRecord } from './session-record.js';
 
@@ -51,18 +52,10 @@ export async function createSessionDir(dir: string): Promise<SessionPaths> {
   return paths;
 }
 
-let writeCounter = 0;
-
 /** Writes `session.json` by write-to-temp-then-rename, so readers never see a partial file. */
 export async function writeSessionRecord(dir: string, record: SessionRecord): Promise<void> {
   const file = sessionPaths(dir).record;
-  const temp = `${file}.${process.pid}.${writeCounter++}.tmp`;
-  try {
-    await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-    await rename(temp, file);
-  } catch (error) {
-    throw new IoError(file, `cannot write ${file}: ${describeError(error)}`, { cause: error });
-  }
+  await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`, 0o600, { durable: false });
 }
 
 function isRecordShape(value: unknown): value is SessionRecord {

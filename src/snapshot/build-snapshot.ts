@@ -6,7 +6,7 @@
 
 import { grantedServers } from '../profile/resolve-plan.js';
 import type { ProfileData, RoleSpec } from '../profile/types.js';
-import type { ServerDefinition } from '../registry/types.js';
+import { REGISTRY_SCHEMA_VERSION, type ServerDefinition } from '../registry/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
 import { SNAPSHOT_FORMAT, type Snapshot, type ToolPin } from './types.js';
@@ -58,7 +58,7 @@ export function buildSnapshot(
   }
   const snapshot: Snapshot = {
     format: SNAPSHOT_FORMAT,
-    schema_version: 8,
+    schema_version: REGISTRY_SCHEMA_VERSION,
     profile: normaliseProfile(profile),
     servers: kept,
     base: plain(base),

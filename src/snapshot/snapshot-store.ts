@@ -3,10 +3,12 @@
  * temporary directory and renamed into place (so readers never see half a snapshot and concurrent
  * writers of the same snapshot cannot corrupt it), made read-only, and verified on every read.
  */
-import { chmod, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { CodexMmoError, IntegrityError, IoError, describeError } from '../errors.js';
+import { writeSyncedFile } from '../paths/atomic-write.js';
+import { REGISTRY_SCHEMA_VERSION } from '../registry/types.js';
 import { canonicalJson } from './canonical-json.js';
 import { snapshotText } from './build-snapshot.js';
 import { sha256Hex } from './canonical-json.js';
@@ -95,13 +97,7 @@ export async function storeSnapshot(
   }
   try {
     const file = join(temp, SNAPSHOT_FILE);
-    const handle = await open(file, 'wx', SNAPSHOT_FILE_MODE);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await writeSyncedFile(file, text, SNAPSHOT_FILE_MODE);
     await chmod(file, SNAPSHOT_FILE_MODE);
     await chmod(temp, SNAPSHOT_DIR_MODE);
     try {
@@ -242,7 +238,9 @@ function shapeProblem(value: unknown): string | undefined {
   if (value.format !== SNAPSHOT_FORMAT) {
     return `its format is ${JSON.stringify(value.format)}, this codex-mmo reads ${SNAPSHOT_FORMAT}`;
   }
-  if (value.schema_version !== 8) return 'its schema_version is not 8';
+  if (value.schema_version !== REGISTRY_SCHEMA_VERSION) {
+    return `its schema_version is not ${REGISTRY_SCHEMA_VERSION}`;
+  }
   for (const key of ['profile', 'servers', 'base', 'pins'] as const) {
     if (!isRecord(value[key])) return `its '${key}' is not an object`;
   }

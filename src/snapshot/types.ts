@@ -4,7 +4,7 @@
  * sha256 of its canonical JSON. Nothing downstream of a snapshot reads an operator file again.
  */
 import type { ProfileData } from '../profile/types.js';
-import type { ServerDefinition } from '../registry/types.js';
+import type { REGISTRY_SCHEMA_VERSION, ServerDefinition } from '../registry/types.js';
 import type { TomlTable } from '../toml/parse-toml.js';
 
 export const SNAPSHOT_FORMAT = 'codex-mmo-snapshot/1';
@@ -17,7 +17,8 @@ export interface ToolPin {
 
 export interface Snapshot {
   readonly format: typeof SNAPSHOT_FORMAT;
-  readonly schema_version: 8;
+  /** The schema version of the definitions it holds. */
+  readonly schema_version: typeof REGISTRY_SCHEMA_VERSION;
   readonly profile: ProfileData;
   /** Normalised definitions of the servers the profile grants, by ID (sorted). */
   readonly servers: Readonly<Record<string, ServerDefinition>>;

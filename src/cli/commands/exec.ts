@@ -5,17 +5,19 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 
+import {
+  formatDiagnostic,
+  formatEvent,
+  maskSecrets,
+  type SessionEvent,
+  startSession,
+} from '../../index.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../approvals/approval-types.js';
-import { maskSecrets } from '../../diagnostics/mask-secrets.js';
-import { formatEvent } from '../../events/format-event.js';
-import type { SessionEvent } from '../../events/session-event.js';
-import { formatDiagnostic } from '../../diagnostics/diagnostic.js';
 import { defaultCliLaunch } from '../../mesh/mesh-command.js';
 import { resolveMaxParticipants } from '../../mesh/participant-cap.js';
 import { parseExecCodexArgs } from '../../session/exec-arguments.js';
 import { launchSession } from '../../session/launch.js';
 import type { SessionMode } from '../../session/prepare-session.js';
-import { startSession } from '../../session/start-session.js';
 import { checkInterpreter, checkSessionCwd } from '../../session/preflight.js';
 import {
   UsageError,

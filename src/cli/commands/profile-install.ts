@@ -5,8 +5,8 @@
  */
 import { resolve } from 'node:path';
 
+import { installPack } from '../../index.js';
 import { unresolvedGrantWarnings } from '../../profile/install-warnings.js';
-import { installPack } from '../../profile/pack-store.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

@@ -2,12 +2,11 @@
  * `codex-mmo profile list [--json]`: the packs installed under `<data-dir>/profiles/`, each
  * validated, with its root role and roles.
  */
-import { hasErrors } from '../../diagnostics/diagnostic.js';
+import { hasErrors, listPacks, loadRegistry } from '../../index.js';
 import { loadPack } from '../../profile/load-pack.js';
-import { listPacks, profilesDir } from '../../profile/pack-store.js';
+import { profilesDir } from '../../profile/pack-store.js';
 import { checkGrants } from '../../profile/resolve-plan.js';
 import { registryInputs } from '../../profile/resolve-pack.js';
-import { loadRegistry } from '../../registry/load-registry.js';
 import {
   formatTable,
   parseCommand,

@@ -3,12 +3,17 @@
  * plan against the operator registry — processes, per-role grants, lifecycle waits, mmo_mesh
  * timeouts and the variable names each process receives (never their values).
  */
-import { summarize } from '../../diagnostics/diagnostic.js';
-import { openPack } from '../../profile/pack-store.js';
-import { planToJson, profileToJson } from '../../profile/plan-json.js';
-import { resolvePack, withGrantProblems } from '../../profile/resolve-pack.js';
-import { loadRegistry } from '../../registry/load-registry.js';
-import type { ProfilePack, ResolvedPlan } from '../../profile/types.js';
+import {
+  loadRegistry,
+  openPack,
+  planToJson,
+  type ProfilePack,
+  type ResolvedPlan,
+  resolvePack,
+  summarize,
+} from '../../index.js';
+import { profileToJson } from '../../profile/plan-json.js';
+import { withGrantProblems } from '../../profile/resolve-pack.js';
 import {
   formatTable,
   parseCommand,

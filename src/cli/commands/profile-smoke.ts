@@ -4,10 +4,9 @@
  * are spawned through mmo_mesh. Reports, per role and process, the tools granted versus the tools
  * the model really receives, and what was and was not measured. Exit 1 on any error.
  */
-import { summarize } from '../../diagnostics/diagnostic.js';
+import { smokeProfile, summarize } from '../../index.js';
 import { MESH_TOOL_NAMES } from '../../mesh/mesh-protocol.js';
 import {
-  smokeProfile,
   type SmokeMeasurement,
   type SmokeReport,
   type ToolsByServer,

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 
 import { stringify } from 'smol-toml';
 
+import { describeError } from '../../index.js';
 import {
   SCRIPTED_MODEL_NAME,
   scriptedProviderConfig,
@@ -15,7 +16,6 @@ import {
   type ModelRequest,
   type ScriptedItem,
 } from '../../codex/scripted-model.js';
-import { describeError } from '../../errors.js';
 import { DEFAULT_SCRIPT, parseModelScript, scriptHandler } from '../../onboard/model-script.js';
 import { UsageError, parseCommand, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';

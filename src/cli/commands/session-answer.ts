@@ -4,9 +4,9 @@
  * the OS user of this process, as the supervisor sees the connection, and when; a request is
  * answered at most once.
  */
+import { locateSession } from '../../index.js';
 import type { ApprovalDecision } from '../../approvals/approval-types.js';
 import { answerSessionApproval } from '../../approvals/session-approvals.js';
-import { locateSession } from '../../session/session-store.js';
 import { parseCommand, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

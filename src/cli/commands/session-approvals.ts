@@ -3,12 +3,12 @@
  * session or in every running session, with process, role, kind, server, tool and masked
  * arguments.
  */
+import { type Diagnostic, listSessionRecords, locateSession } from '../../index.js';
 import type { PendingApproval } from '../../approvals/approval-types.js';
 import { listSessionApprovals } from '../../approvals/session-approvals.js';
-import type { Diagnostic } from '../../diagnostics/diagnostic.js';
 import { isAlive } from '../../process/process-control.js';
 import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
-import { listSessionRecords, locateSession, sessionDir } from '../../session/session-store.js';
+import { sessionDir } from '../../session/session-store.js';
 import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

@@ -3,11 +3,11 @@
  * gateway recorded them in `<session>/calls.jsonl` — who called (process, role, thread), which
  * server and tool, the outcome and why, how long it took. ID may be a unique prefix.
  */
+import { locateSession, readSessionRecord } from '../../index.js';
 import { readCalls } from '../../gateway/call-log.js';
 import type { CallRecord } from '../../gateway/call-record.js';
 import { isAlive } from '../../process/process-control.js';
 import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
-import { locateSession, readSessionRecord } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -2,10 +2,10 @@
  * `codex-mmo session list [--json]`: every session under the state directory with its status;
  * a session recorded as running whose supervising process is gone shows as ended.
  */
+import { listSessionRecords, type SessionRecord } from '../../index.js';
 import { isAlive } from '../../process/process-control.js';
 import { livenessFor } from '../../process/session-marker.js';
-import { effectiveRecord, type SessionRecord } from '../../session/session-record.js';
-import { listSessionRecords } from '../../session/session-store.js';
+import { effectiveRecord } from '../../session/session-record.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';

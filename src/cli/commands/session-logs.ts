@@ -4,21 +4,21 @@
  * approvals asked and answered — for the root and every participant; `--follow` keeps printing
  * new events until the session has ended.
  */
-import { formatEvent } from '../../events/format-event.js';
-import { maskDeep } from '../../diagnostics/mask-secrets.js';
-import { readEvents } from '../../events/read-events.js';
-import { configFiles } from '../../paths/directories.js';
-import { loadCredentials } from '../../registry/credentials.js';
-import { rootRolloutEvents } from '../../events/rollout-events.js';
-import type { SessionEvent } from '../../events/session-event.js';
-import { isAlive } from '../../process/process-control.js';
 import {
-  effectiveRecord,
-  isActiveStatus,
+  configFiles,
+  formatEvent,
+  loadCredentials,
+  locateSession,
+  readEvents,
+  readSessionRecord,
+  readSnapshot,
+  type SessionEvent,
   type SessionRecord,
-} from '../../session/session-record.js';
-import { locateSession, readSessionRecord } from '../../session/session-store.js';
-import { readSnapshot } from '../../snapshot/snapshot-store.js';
+} from '../../index.js';
+import { maskDeep } from '../../diagnostics/mask-secrets.js';
+import { rootRolloutEvents } from '../../events/rollout-events.js';
+import { isAlive } from '../../process/process-control.js';
+import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
 import { UsageError, parseCommand, printHelp } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

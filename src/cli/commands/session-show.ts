@@ -2,11 +2,11 @@
  * `codex-mmo session show ID [--json]`: one session's record (profile, snapshot, supervising
  * process, status, every Codex process with its home and status). ID may be a unique prefix.
  */
+import { locateSession, readSessionRecord } from '../../index.js';
 import { listSessionApprovals } from '../../approvals/session-approvals.js';
 import { isAlive } from '../../process/process-control.js';
 import { livenessFor } from '../../process/session-marker.js';
 import { effectiveRecord } from '../../session/session-record.js';
-import { locateSession, readSessionRecord } from '../../session/session-store.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';

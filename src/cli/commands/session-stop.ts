@@ -2,8 +2,7 @@
  * `codex-mmo session stop ID [--json]`: ends a running session — Codex and every participant —
  * and records it as stopped. A session that has already ended is reported as such.
  */
-import { locateSession } from '../../session/session-store.js';
-import { stopSession } from '../../session/stop-session.js';
+import { locateSession, stopSession } from '../../index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';

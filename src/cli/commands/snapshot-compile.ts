@@ -3,7 +3,7 @@
  * with the operator registry, codex-base.toml and tool pins into an immutable snapshot. Idempotent:
  * the same inputs give the same id, reported with `created: false`, and nothing is rewritten.
  */
-import { compileProfile } from '../../compile/compile-profile.js';
+import { compileProfile } from '../../index.js';
 import {
   parseCommand,
   printCaughtError,

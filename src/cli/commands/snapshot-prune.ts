@@ -2,9 +2,7 @@
  * `codex-mmo snapshot prune [--json]`: removes stored snapshots that no session record references
  * and that no installed pack compiles to with the current registry, base settings and pins.
  */
-import { compileProfile } from '../../compile/compile-profile.js';
-import { listPacks } from '../../profile/pack-store.js';
-import { listSessionRecords } from '../../session/session-store.js';
+import { compileProfile, listPacks, listSessionRecords } from '../../index.js';
 import { pruneSnapshots, SNAPSHOT_PRUNE_GRACE_MS } from '../../snapshot/prune-snapshots.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';

@@ -5,11 +5,8 @@
  */
 import { resolve } from 'node:path';
 
+import { planOfSnapshot, readSnapshot, renderProcess, writeRenderedHome } from '../../index.js';
 import { codexInUse } from '../../codex/codex-in-use.js';
-import { renderProcess } from '../../compile/render-process.js';
-import { writeRenderedHome } from '../../compile/write-home.js';
-import { planOfSnapshot } from '../../snapshot/plan-of-snapshot.js';
-import { readSnapshot } from '../../snapshot/snapshot-store.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -2,10 +2,10 @@
  * `codex-mmo snapshot rm ID [--json]`: removes one stored snapshot, unless a running session uses
  * it. Records of ended sessions that used it stay (their own files keep what they rendered).
  */
+import { listSessionRecords } from '../../index.js';
 import { isAlive } from '../../process/process-control.js';
 import { livenessFor } from '../../process/session-marker.js';
 import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
-import { listSessionRecords } from '../../session/session-store.js';
 import { removeSnapshot } from '../../snapshot/remove-snapshot.js';
 import { resolveSnapshotHex } from '../../snapshot/snapshot-store.js';
 import { diagnostic } from '../../diagnostics/diagnostic.js';

@@ -3,12 +3,14 @@
  * without `sha256:`), verified on read: its profile, granted servers, processes, base settings
  * and pins. Only variable names appear, never values.
  */
-import { planToJson } from '../../profile/plan-json.js';
-import type { ResolvedPlan } from '../../profile/types.js';
+import {
+  planOfSnapshot,
+  planToJson,
+  readSnapshot,
+  type ResolvedPlan,
+  type StoredSnapshot,
+} from '../../index.js';
 import { referencedEnvVars } from '../../registry/types.js';
-import { planOfSnapshot } from '../../snapshot/plan-of-snapshot.js';
-import { readSnapshot } from '../../snapshot/snapshot-store.js';
-import type { StoredSnapshot } from '../../snapshot/types.js';
 import { formatTable, parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -3,13 +3,18 @@
  * server the way `tool-mcp probe` does, writes `<config>/tool-mcp.d/50-ID.toml` with every tool
  * it offers, and pins it. Refuses, changing nothing, on any error. Credential values are masked.
  */
-import { maskDeep, maskSecrets } from '../../diagnostics/mask-secrets.js';
+import {
+  type ApprovalMode,
+  configFiles,
+  loadCredentials,
+  maskSecrets,
+  REGISTRY_SCHEMA_VERSION,
+} from '../../index.js';
+import { maskDeep } from '../../diagnostics/mask-secrets.js';
 import { addServer, type AddRequest, type AddResult } from '../../onboard/add-server.js';
-import { APPROVAL_MODES, type ApprovalMode } from '../../registry/types.js';
+import { APPROVAL_MODES } from '../../registry/types.js';
 import type { FragmentTarget } from '../../onboard/fragment-text.js';
 import { planLaunch } from '../../probe/launch-plan.js';
-import { configFiles } from '../../paths/directories.js';
-import { loadCredentials } from '../../registry/credentials.js';
 import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
@@ -19,7 +24,7 @@ const USAGE = `Usage: codex-mmo tool-mcp add ID [OPTIONS] [--env-var NAME]... [-
 Start a Tool MCP server exactly as \`tool-mcp probe\` would (stdio: COMMAND with ARGS in a cleared
 environment plus the --env-var variables; streamable HTTP: URL with the bearer token and headers
 taken from the named variables), list its tools, and write <config-dir>/tool-mcp.d/50-ID.toml:
-schema_version 8, every offered tool (or only the --tools ones) in enabled_tools with its
+schema_version ${REGISTRY_SCHEMA_VERSION}, every offered tool (or only the --tools ones) in enabled_tools with its
 description as a comment, default_tools_approval_mode = "writes" (or --approval-mode), and
 approval_mode = "prompt" for each tool the server annotates destructive. Then pin the surface it
 listed in tool-mcp.lock, as \`tool-mcp pin ID\` does; the server is started once.

@@ -4,9 +4,8 @@
  */
 import { basename } from 'node:path';
 
-import { hasErrors } from '../../diagnostics/diagnostic.js';
+import { hasErrors, type RegistryEntry } from '../../index.js';
 import { loadRegistryCached } from '../../registry/load-registry-cached.js';
-import type { RegistryEntry } from '../../registry/types.js';
 import {
   formatTable,
   parseCommand,

@@ -3,9 +3,8 @@
  * enabled tool it offers in `<config>/tool-mcp.lock`, accepting any drift. Refuses (exit 1, lock
  * untouched) when the probe has errors other than drift, e.g. an enabled tool it does not offer.
  */
-import { hasErrors, type Diagnostic } from '../../diagnostics/diagnostic.js';
+import { type Diagnostic, hasErrors, type PinResult, pinServer } from '../../index.js';
 import { maskDeep } from '../../diagnostics/mask-secrets.js';
-import { pinServer, type PinResult } from '../../probe/pin-server.js';
 import { driftJson } from '../../probe/probe-report.js';
 import { diagnosticsAffecting } from '../../registry/validate-registry.js';
 import { printDiagnostics, printJson } from '../common.js';

@@ -3,11 +3,10 @@
  * its tools, stops it, and compares what it offers with the registry entry and the pin in
  * tool-mcp.lock. Exit 1 on any error (a tool not offered, drift, a server that does not start).
  */
+import { hasErrors, probeServer } from '../../index.js';
 import { codexInUse } from '../../codex/codex-in-use.js';
-import { hasErrors } from '../../diagnostics/diagnostic.js';
 import { readLockFile } from '../../probe/lock-file.js';
 import { maskDeep } from '../../diagnostics/mask-secrets.js';
-import { probeServer } from '../../probe/probe-server.js';
 import { probeJson, probeText } from '../../probe/probe-report.js';
 import { diagnosticsAffecting } from '../../registry/validate-registry.js';
 import { printDiagnostics, printJson } from '../common.js';

@@ -4,13 +4,17 @@
  * launch context and output that masks every credential value the server could be given.
  * Not a command itself.
  */
-import type { Diagnostic } from '../../diagnostics/diagnostic.js';
-import { configFiles } from '../../paths/directories.js';
+import {
+  configFiles,
+  type Diagnostic,
+  loadCredentials,
+  loadRegistry,
+  maskSecrets,
+  type Registry,
+  type RegistryEntry,
+} from '../../index.js';
 import { planLaunch, type LaunchContext } from '../../probe/launch-plan.js';
-import { maskSecrets } from '../../diagnostics/mask-secrets.js';
-import { loadCredentials } from '../../registry/credentials.js';
-import { loadRegistry } from '../../registry/load-registry.js';
-import type { Registry, RegistryEntry, ServerStatus } from '../../registry/types.js';
+import type { ServerStatus } from '../../registry/types.js';
 import { lookupServer } from '../../registry/validate-registry.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';

@@ -5,19 +5,20 @@
  */
 import { basename } from 'node:path';
 
-import { hasErrors } from '../../diagnostics/diagnostic.js';
-import { configFiles } from '../../paths/directories.js';
-import { loadCredentials } from '../../registry/credentials.js';
-import { knownCredentials } from '../../registry/credential-literals.js';
-import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
-import { maskDeep, maskSecrets } from '../../diagnostics/mask-secrets.js';
-import { loadRegistry } from '../../registry/load-registry.js';
-import { checkReadiness, type Readiness } from '../../registry/readiness.js';
 import {
-  referencedEnvVars,
+  configFiles,
+  hasErrors,
+  loadCredentials,
+  loadRegistry,
+  maskSecrets,
   type RegistryEntry,
   type ServerDefinition,
-} from '../../registry/types.js';
+} from '../../index.js';
+import { knownCredentials } from '../../registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
+import { maskDeep } from '../../diagnostics/mask-secrets.js';
+import { checkReadiness, type Readiness } from '../../registry/readiness.js';
+import { referencedEnvVars } from '../../registry/types.js';
 import { diagnosticsAffecting } from '../../registry/validate-registry.js';
 import { formatKeyPath } from '../../toml/key-positions.js';
 import {

@@ -5,11 +5,8 @@
  */
 import { basename } from 'node:path';
 
-import { summarize } from '../../diagnostics/diagnostic.js';
-import { configFiles } from '../../paths/directories.js';
-import { loadCredentials } from '../../registry/credentials.js';
+import { configFiles, loadCredentials, summarize, validateRegistry } from '../../index.js';
 import { loadRegistryCached } from '../../registry/load-registry-cached.js';
-import { validateRegistry } from '../../registry/validate-registry.js';
 import { checkPins } from '../../probe/check-pins.js';
 import { readLockFile } from '../../probe/lock-file.js';
 import { knownCredentials } from '../../registry/credential-literals.js';

@@ -3,9 +3,9 @@
  * (`--codex-bin`, `$CODEX_MMO_CODEX_BIN` or `codex` on PATH), with whether that Codex version is
  * one of the supported versions.
  */
+import { VERSION } from '../../index.js';
 import { codexInUse } from '../../codex/codex-in-use.js';
 import { supportedSeriesText } from '../../codex/codex-versions.js';
-import { VERSION } from '../../version.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 
