@@ -2,9 +2,10 @@
  * The parts of a rendered Codex config that hold the session boundary against the model
  * (docs/design.md §9): the shell environment built from Codex's core variables with every
  * credential name and `CODEX_MMO_*` excluded, shell snapshots off, a filesystem permission profile
- * that denies reads of the operator's directories and of every process home's contents, and every
- * directory from the working directory up marked untrusted so no project-local `.codex/config.toml`
- * loads. Pure; measured on Codex 0.149 and 0.171 (docs/codex-versions.md).
+ * that denies reads of the operator's directories (the state dir with every process home in it
+ * included), and every directory from the working directory up marked untrusted so no
+ * project-local `.codex/config.toml` loads. Pure; measured on Codex 0.149 and 0.171
+ * (docs/codex-versions.md).
  */
 import { dirname } from 'node:path';
 
@@ -26,14 +27,20 @@ export const PROFILE_BASES: Readonly<Record<Permissions, string | undefined>> = 
 };
 
 /**
- * Depth to which Codex expands the deny-read globs before each sandboxed command: deep enough
- * for `<state>/sessions/<id>/homes/<process>/sessions/<y>/<m>/<d>/rollout-….jsonl`.
+ * Depth to which Codex expands the deny-read globs of missing directories before each sandboxed
+ * command, should such a directory appear during the session: deep enough for a Codex home's
+ * `sessions/<y>/<m>/<d>/rollout-….jsonl`.
  */
 export const GLOB_SCAN_MAX_DEPTH = 10;
 
 /** What a session's shells may not read. */
 export interface ReadDeny {
-  /** Whole directories: the config dir, the data dir, the base Codex home. */
+  /**
+   * Whole directories, each by one literal entry, which Codex's sandbox masks without scanning
+   * them: the config dir, the data dir, the base Codex home and the state dir (every session's
+   * records, logs and process homes, the process's own home included: its `auth.json` copy,
+   * rollouts, state databases and Codex's PATH helper links).
+   */
   readonly dirs: readonly string[];
   /**
    * Directories to deny that did not exist when the session started: denied by a glob over their
@@ -42,12 +49,6 @@ export interface ReadDeny {
    * behind when the command is killed (measured on 0.149 and 0.171).
    */
   readonly absentDirs?: readonly string[];
-  /**
-   * The state dir: everything in it is denied except each process home's `tmp/` (where Codex
-   * keeps the helper executables its sandboxed shell runs), so a process cannot read its own or
-   * any other process's `auth.json` copy, rollouts, state databases, logs or session records.
-   */
-  readonly stateDir?: string;
 }
 
 /** The session facts a boundary render needs; without them only the static parts are rendered. */
@@ -92,37 +93,16 @@ export function globLiteral(path: string): string {
 }
 
 /**
- * Globs matching every name in a directory except `name` (which must be plain ASCII letters):
- * `[!t]*`, `t[!m]*`, `tm[!p]*`, `tmp?*` for `tmp`.
+ * The filesystem entries (`"path" = "deny"`) for a read deny. A literal entry costs Codex no scan
+ * (its sandbox mounts an empty directory over the path); a glob is expanded before every start
+ * and sandboxed command by walking its directory, matches files only, and misses files created
+ * after that walk, so globs are kept for directories that do not exist yet.
  */
-export function allNamesExcept(name: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < name.length; i++) out.push(`${name.slice(0, i)}[!${name.charAt(i)}]*`);
-  out.push(`${name}?*`);
-  return out;
-}
-
-/** The filesystem entries (`"path" = "deny"`) for a read deny. */
 export function denyEntries(deny: ReadDeny): TomlTable {
   const entries: TomlTable = {};
   for (const dir of deny.dirs) entries[dir] = 'deny';
   for (const dir of deny.absentDirs ?? []) entries[`${globLiteral(dir)}/**`] = 'deny';
-  if (deny.stateDir !== undefined) {
-    const state = globLiteral(deny.stateDir);
-    const globs = [
-      ...allNamesExcept('sessions').map((n) => `${state}/${n}`),
-      ...allNamesExcept('homes').map((n) => `${state}/sessions/*/${n}`),
-      ...allNamesExcept('tmp').map((n) => `${state}/sessions/*/homes/*/${n}`),
-    ];
-    // a glob denies the files it matches; `/**` reaches the contents of a matching directory
-    for (const glob of globs) {
-      entries[glob] = 'deny';
-      entries[`${glob}/**`] = 'deny';
-    }
-  }
-  if (deny.stateDir !== undefined || (deny.absentDirs ?? []).length > 0) {
-    entries.glob_scan_max_depth = GLOB_SCAN_MAX_DEPTH;
-  }
+  if ((deny.absentDirs ?? []).length > 0) entries.glob_scan_max_depth = GLOB_SCAN_MAX_DEPTH;
   return entries;
 }
 

@@ -1,12 +1,11 @@
 /**
  * What a session's sandboxed shells may not read (docs/design.md §9), from the operator's
- * directories: the config dir, the data dir and the base Codex home whole, and the state dir apart
- * from each process home's `tmp/` helper directory. Paths are given as configured and, where a
- * symlink leads elsewhere, as their real location too, since the sandbox sees real paths. A
- * directory that does not exist yet is denied by its contents' glob, so the sandbox creates nothing
- * on the host.
+ * directories: the config dir, the data dir, the base Codex home and the state dir, each whole.
+ * Paths are given as configured and, where a symlink leads elsewhere, as their real location too,
+ * since the sandbox sees real paths. A directory that does not exist yet is denied by its contents'
+ * glob, so the sandbox creates nothing on the host.
  */
-import { realpath, stat } from 'node:fs/promises';
+import { mkdir, realpath, stat } from 'node:fs/promises';
 
 import type { BoundaryOptions, ReadDeny } from '../compile/session-boundary.js';
 import type { Directories } from '../paths/directories.js';
@@ -38,12 +37,14 @@ export async function denyWhole(
   };
 }
 
-/** The read deny of every process of a session run with `dirs`. */
+/**
+ * The read deny of every process of a session run with `dirs`. The state dir, where the session
+ * is about to live, is created first (owner-only), so it is denied by one literal entry that
+ * Codex's sandbox applies without scanning it.
+ */
 export async function sessionReadDeny(dirs: Directories): Promise<ReadDeny> {
-  return {
-    ...(await denyWhole([dirs.configDir, dirs.dataDir, dirs.baseCodexHome])),
-    stateDir: await realpath(dirs.stateDir).catch(() => dirs.stateDir),
-  };
+  await mkdir(dirs.stateDir, { recursive: true, mode: 0o700 });
+  return denyWhole([dirs.configDir, dirs.dataDir, dirs.baseCodexHome, dirs.stateDir]);
 }
 
 /** The boundary of one process working in `cwd` (its real path). */

@@ -1,9 +1,9 @@
 /**
- * The read deny of a session's processes: existing operator directories are denied by path, and
- * missing ones by a glob over their contents, so Codex's sandbox creates no mount-point file at
- * them (profile smoke denies a state dir that may not exist yet).
+ * The read deny of a session's processes: existing operator directories, the state dir included,
+ * are denied by path, and missing ones by a glob over their contents, so Codex's sandbox creates
+ * no mount-point file at them (profile smoke denies a state dir that may not exist yet).
  */
-import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -59,5 +59,29 @@ describe('sessionReadDeny', () => {
     expect(deny.dirs).not.toContain(join(root, 'absent-codex'));
     expect(deny.absentDirs).toEqual([join(root, 'absent-codex')]);
     expect(Object.keys(denyEntries(deny))).toContain(`${join(root, 'absent-codex')}/**`);
+  });
+
+  it('denies the state dir whole by one literal entry, creating it owner-only when missing', async () => {
+    const state = join(root, 'new-state');
+    const deny = await sessionReadDeny({
+      configDir: join(root, 'config'),
+      dataDir: join(root, 'data'),
+      stateDir: state,
+      baseCodexHome: join(root, 'absent-codex'),
+      codexBin: 'codex',
+    });
+    expect((await stat(state)).mode & 0o777).toBe(0o700);
+    const entries = denyEntries(deny);
+    expect(entries[state]).toBe('deny');
+    // no glob reaches into the state dir: nothing there for Codex to scan
+    expect(Object.keys(entries).filter((k) => k.startsWith(`${state}/`))).toEqual([]);
+    expect(entries).toEqual({
+      [join(root, 'config')]: 'deny',
+      [join(root, 'data')]: 'deny',
+      [join(root, 'real-data')]: 'deny',
+      [state]: 'deny',
+      [`${join(root, 'absent-codex')}/**`]: 'deny',
+      glob_scan_max_depth: 10,
+    });
   });
 });
