@@ -59,7 +59,9 @@ export function scenarioScript(scenario: Scenario): ScenarioScript {
   const plan = callPlan();
   const final = finalPendingCall(scenario);
   let reached: () => void = () => undefined;
-  const lastStep = new Promise<void>((resolve) => (reached = resolve));
+  const lastStep = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
   const held: (() => void)[] = [];
   const handler = (request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]> => {
     const role = roleOfRequest(request);
@@ -81,9 +83,11 @@ export function scenarioScript(scenario: Scenario): ScenarioScript {
         return [call(`mcp__${server}`, tool, { text: callMarker(role, server, tool, ':final') })];
       }
       reached();
-      return new Promise((resolve) =>
-        held.push(() => resolve([{ type: 'message', text: 'HELPER-LATE' }])),
-      );
+      return new Promise((resolve) => {
+        held.push(() => {
+          resolve([{ type: 'message', text: 'HELPER-LATE' }]);
+        });
+      });
     }
     if (role === 'helper') reached();
     return [{ type: 'message', text: `${role.toUpperCase()}-DONE` }];
