@@ -3,10 +3,12 @@
  * operator answering approvals, the scenario's end path once the last role is at its last step
  * (or its final request is pending), then the evidence and the invariants checked against it.
  */
+import { readFile, readdir } from 'node:fs/promises';
+
 import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
 import { removeTree } from '../../src/profile/pack-store.js';
-import { processesMentioning, startCli, waitFor, type RunningCli } from '../session/world.js';
-import { cmdline, collectEvidence, type ScenarioEvidence } from './scenario-evidence.js';
+import { startCli, waitFor, type RunningCli } from '../session/world.js';
+import { collectEvidence, type ScenarioEvidence } from './scenario-evidence.js';
 import { checkScenario } from './scenario-invariants.js';
 import type { Scenario } from './scenario-matrix.js';
 import { cli, endSession, operate, sessionDir, type Operator } from './scenario-operator.js';
@@ -20,6 +22,13 @@ export interface ScenarioResult {
   readonly violations: readonly string[];
   readonly durationMs: number;
 }
+
+/**
+ * Bounds for a loaded 2-core machine, where a 0.149 session of the whole team has taken over
+ * five minutes: the wait for the end point, and the whole session (then it is killed).
+ */
+const END_POINT_MS = 900_000;
+const SESSION_MS = 1_200_000;
 
 /** Seconds before an unanswered approval is denied in the `prompt-timeout` mode. */
 export const SHORT_APPROVAL_TIMEOUT_SEC = 2;
@@ -36,9 +45,23 @@ async function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | 'timeou
   });
 }
 
-/** Command lines of the processes holding the canary now (only its server's may). */
+/**
+ * `pid command line` of the processes holding the canary now (only its server's may): the
+ * command line is read with the environment, so a process that is gone by then is not counted.
+ */
 async function canaryHolders(canary: string): Promise<string[]> {
-  return Promise.all((await processesMentioning(canary)).map(cmdline));
+  const held: string[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const [command, environ] = await Promise.all(
+      ['cmdline', 'environ'].map((f) => readFile(`/proc/${entry}/${f}`, 'utf8').catch(() => '')),
+    );
+    if (command === '' || command === undefined) continue;
+    if (command.includes(canary) || environ?.includes(canary) === true) {
+      held.push(`${entry} ${command.replaceAll('\0', ' ')}`);
+    }
+  }
+  return held;
 }
 
 /** Waits for the last role's last step (or the final request pending), then ends the session. */
@@ -53,10 +76,10 @@ async function endWhenDue(
     return { problems: [], holders };
   }
   const final = finalPendingCall(scenario) !== undefined;
-  const due = final ? waitFor(() => run.op.finalPending, 300_000) : run.lastStep;
+  const due = final ? waitFor(() => run.op.finalPending, END_POINT_MS) : run.lastStep;
   const problems: string[] = [];
   const gone = run.exec.done.then(() => 'gone' as const);
-  const reached = await Promise.race([withinMs(due, 300_000), gone]);
+  const reached = await Promise.race([withinMs(due, END_POINT_MS), gone]);
   if (reached === 'gone')
     return { problems: ['the session ended before its end point'], holders: [] };
   if (reached === 'timeout') problems.push('the last step was not reached');
@@ -83,7 +106,7 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
       [...args, String(timeout), ...world.dirArgs],
       world.world.env,
       world.world.workDir,
-      400_000,
+      SESSION_MS,
     );
     running.exec = exec;
     const done = exec.done.then((r) => {

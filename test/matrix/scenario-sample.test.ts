@@ -37,6 +37,6 @@ describe(`scenario matrix sample, seed ${String(seed)} (replay with MMO_MATRIX_S
     it(`keeps every invariant: ${scenario.id}`, async () => {
       const result = await runScenario(scenario);
       expect(result.violations).toEqual([]);
-    }, 420_000);
+    }, 1_300_000);
   }
 });
