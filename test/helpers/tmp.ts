@@ -12,9 +12,12 @@ import { removeTree } from '../../src/profile/pack-store.js';
 
 const created: string[] = [];
 
-afterAll(async () => {
-  await Promise.all(created.map((d) => removeTree(d)));
-});
+// outside Vitest (the scenario matrix script) the caller removes what it creates
+if (process.env.VITEST !== undefined) {
+  afterAll(async () => {
+    await Promise.all(created.map((d) => removeTree(d)));
+  });
+}
 
 export async function tmpDir(prefix = 'codex-mmo-test-'): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
