@@ -6,7 +6,9 @@
  * among them) and a request proven with a guessed key, asks the mmo_mesh broker for the approval
  * feed without and with a guessed token, and presents a guessed token to the gateway. Every
  * attempt is refused and recorded, the call never reaches the server while it waits, and the
- * person's `session approve` from outside still answers it, recorded as that OS user.
+ * person's `session approve` from outside still answers it, recorded as that OS user. The
+ * sockets lie outside the state dir here (a state dir too deep for a socket path): inside it, the
+ * shell cannot reach them at all.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -21,6 +23,7 @@ import {
   type ScriptedItem,
   type ScriptedModel,
 } from '../../src/codex/scripted-model.js';
+import { gatewaySocketPath } from '../../src/gateway/session-gateway.js';
 import {
   REPO,
   echoServer,
@@ -141,21 +144,33 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
 beforeAll(async () => {
   requireBuild();
   model = await startScriptedModel(script);
-  world = await makeWorld({
-    registry: (root) =>
-      echoServer('guarded', {
-        tools: 'write!',
-        approval: 'prompt',
-        args: ['--call-log', join(root, 'guarded-calls.jsonl')],
-      }),
-    profile: PROFILE,
-    modelUrl: model.baseUrl,
-  });
+  world = withSocketsOutside(
+    await makeWorld({
+      registry: (root) =>
+        echoServer('guarded', {
+          tools: 'write!',
+          approval: 'prompt',
+          args: ['--call-log', join(root, 'guarded-calls.jsonl')],
+        }),
+      profile: PROFILE,
+      modelUrl: model.baseUrl,
+    }),
+  );
 });
 
 afterAll(async () => {
   await model.close();
 });
+
+/**
+ * `w` with a state dir so deep that the session's sockets fall back to the temporary directory, a
+ * writable root the shell reaches: the state dir itself it can neither list nor enter, so there
+ * the approval key is what refuses it.
+ */
+function withSocketsOutside(w: World): World {
+  const stateDir = join(w.root, `state-${'s'.repeat(90)}`);
+  return { ...w, stateDir, dirArgs: w.dirArgs.map((a) => (a === w.stateDir ? stateDir : a)) };
+}
 
 /** The id of the world's session once its participant's request waits in the queue. */
 async function pendingSession(w: World): Promise<string> {
@@ -200,7 +215,8 @@ describe('a hostile shell with network access against the control channels', () 
 
     const { dir, record } = await onlySession(world);
     const mesh = String(record.mesh_socket);
-    const gateway = mesh.replace(/mesh\.sock$/, 'gateway.sock');
+    const gateway = gatewaySocketPath(mesh);
+    expect(mesh.startsWith(world.stateDir)).toBe(false);
     const approvals = String(record.approvals_socket);
     // the model wire's port (its per-process path stays in the home, which the shell cannot read)
     const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
@@ -216,8 +232,8 @@ describe('a hostile shell with network access against the control channels', () 
     expect(line, output).toBeDefined();
     const result = JSON.parse(line?.slice('CHANNELS-RESULT '.length) ?? '{}') as ChannelsResult;
 
-    // the shell sees the key's name but cannot read it; it can connect to every socket
-    expect(result.listing).toContain('approvals.key');
+    // the shell cannot list the session's directory nor read the key; it can connect to every socket
+    expect(result.listing).toMatch(/^E[A-Z]+$/);
     expect(result.key).toMatch(/^E[A-Z]+$/);
     // nor remove or overwrite it
     expect(result.unlinkKey).toMatch(/^E[A-Z]+$/);
@@ -310,16 +326,18 @@ describe('a hostile shell with network access against the control channels', () 
   it('cannot pass off an answer by taking the socket’s place: the CLI refuses an unproven reply', async () => {
     newAttack(1_000);
     // the state directory of these tests lies under /tmp, a writable root of workspace-write
-    const w = await makeWorld({
-      registry: (root) =>
-        echoServer('guarded', {
-          tools: 'write!',
-          approval: 'prompt',
-          args: ['--call-log', join(root, 'guarded-calls.jsonl')],
-        }),
-      profile: PROFILE,
-      modelUrl: model.baseUrl,
-    });
+    const w = withSocketsOutside(
+      await makeWorld({
+        registry: (root) =>
+          echoServer('guarded', {
+            tools: 'write!',
+            approval: 'prompt',
+            args: ['--call-log', join(root, 'guarded-calls.jsonl')],
+          }),
+        profile: PROFILE,
+        modelUrl: model.baseUrl,
+      }),
+    );
     const exec = startInWorld(w, ['exec', w.packDir, 'SPAWN', '--approval-timeout', '30']);
     const id = await pendingSession(w);
     const { dir, record } = await onlySession(w);
