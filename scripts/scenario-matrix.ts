@@ -69,7 +69,8 @@ async function worker(): Promise<void> {
 }
 const jobs = Math.max(1, Number(values.jobs ?? '1'));
 await Promise.all(Array.from({ length: jobs }, () => worker()));
-results.sort((a, b) => all.indexOf(a.scenario) - all.indexOf(b.scenario));
+const order = all.map((s) => s.id);
+results.sort((a, b) => order.indexOf(a.scenario.id) - order.indexOf(b.scenario.id));
 
 const width = Math.max(8, ...results.map((r) => r.scenario.id.length));
 process.stdout.write(`\n${'SCENARIO'.padEnd(width)}  RESULT  SECONDS\n`);
