@@ -35,6 +35,7 @@ export const REAL_CODEX_TESTS = [
   'test/cli/profile-doctor.test.ts',
   'test/cli/pin-checks-no-launch.test.ts',
   'test/profile/special-paths.test.ts',
+  'test/docs/walkthrough.test.ts',
   'test/matrix/scenario-sample.test.ts',
 ];
 

@@ -1,7 +1,7 @@
 /**
  * The library API: the exact set of names `src/index.ts` exports (types included) is pinned, the
  * built entry point the package's `exports` names loads without side effects (no output, no
- * process listeners, nothing keeping the process alive), and the README's library example runs
+ * process listeners, nothing keeping the process alive), and the library example of docs/library.md runs
  * against it as a user would write it, importing `codex-mmo`.
  */
 import { execFile } from 'node:child_process';
@@ -164,9 +164,8 @@ describe('the library API', () => {
     }
   });
 
-  it('runs the README library example', async () => {
-    const readme = await readFile(join(REPO, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Library use'));
+  it('runs the library example of docs/library.md', async () => {
+    const section = await readFile(join(REPO, 'docs/library.md'), 'utf8');
     const example = /```js\n([\s\S]*?)```/.exec(section)?.[1];
     expect(example).toContain("from 'codex-mmo'");
     const dir = await tmpDir();
