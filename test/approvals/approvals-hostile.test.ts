@@ -144,18 +144,7 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
 beforeAll(async () => {
   requireBuild();
   model = await startScriptedModel(script);
-  world = withSocketsOutside(
-    await makeWorld({
-      registry: (root) =>
-        echoServer('guarded', {
-          tools: 'write!',
-          approval: 'prompt',
-          args: ['--call-log', join(root, 'guarded-calls.jsonl')],
-        }),
-      profile: PROFILE,
-      modelUrl: model.baseUrl,
-    }),
-  );
+  world = await guardedWorld();
 });
 
 afterAll(async () => {
@@ -170,6 +159,22 @@ afterAll(async () => {
 function withSocketsOutside(w: World): World {
   const stateDir = join(w.root, `state-${'s'.repeat(90)}`);
   return { ...w, stateDir, dirArgs: w.dirArgs.map((a) => (a === w.stateDir ? stateDir : a)) };
+}
+
+/** A world whose `guarded.write` asks a person and logs every call that reaches it. */
+async function guardedWorld(): Promise<World> {
+  return withSocketsOutside(
+    await makeWorld({
+      registry: (root) =>
+        echoServer('guarded', {
+          tools: 'write!',
+          approval: 'prompt',
+          args: ['--call-log', join(root, 'guarded-calls.jsonl')],
+        }),
+      profile: PROFILE,
+      modelUrl: model.baseUrl,
+    }),
+  );
 }
 
 /** The id of the world's session once its participant's request waits in the queue. */
@@ -326,18 +331,7 @@ describe('a hostile shell with network access against the control channels', () 
   it('cannot pass off an answer by taking the socket’s place: the CLI refuses an unproven reply', async () => {
     newAttack(1_000);
     // the state directory of these tests lies under /tmp, a writable root of workspace-write
-    const w = withSocketsOutside(
-      await makeWorld({
-        registry: (root) =>
-          echoServer('guarded', {
-            tools: 'write!',
-            approval: 'prompt',
-            args: ['--call-log', join(root, 'guarded-calls.jsonl')],
-          }),
-        profile: PROFILE,
-        modelUrl: model.baseUrl,
-      }),
-    );
+    const w = await guardedWorld();
     const exec = startInWorld(w, ['exec', w.packDir, 'SPAWN', '--approval-timeout', '30']);
     const id = await pendingSession(w);
     const { dir, record } = await onlySession(w);

@@ -22,15 +22,12 @@ import {
   type World,
   HeldRequests,
   spawnWorkerThenHold,
+  commandOf,
 } from './world.js';
 
 let model: ScriptedModel;
 let world: World;
 const held = new HeldRequests();
-
-async function commandOf(pid: number): Promise<string> {
-  return (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
-}
 
 beforeAll(async () => {
   requireBuild();

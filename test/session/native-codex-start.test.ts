@@ -3,7 +3,7 @@
  * process carrying the session's marker runs the platform package's binary, and no Node process of
  * the npm launcher (`bin/codex.js`) is kept above any of them.
  */
-import { readFile, readdir, readlink } from 'node:fs/promises';
+import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,15 +22,12 @@ import {
   startInWorld,
   waitFor,
   type World,
+  commandOf,
 } from './world.js';
 
 let model: ScriptedModel;
 let world: World;
 const held = new HeldRequests();
-
-async function commandOf(pid: number): Promise<string> {
-  return (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
-}
 
 beforeAll(async () => {
   requireBuild();

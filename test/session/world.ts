@@ -349,6 +349,11 @@ export async function waitFor(
   }
 }
 
+/** The command line of process `pid`, its arguments joined by spaces ('' when it is gone). */
+export async function commandOf(pid: number): Promise<string> {
+  return (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+}
+
 /** Processes (other than this one) whose command line or environment mentions `text`. */
 /** Alive and not a zombie waiting for a parent that may never reap it (containers' init). */
 export async function running(pid: number): Promise<boolean> {
