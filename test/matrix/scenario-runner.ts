@@ -30,8 +30,14 @@ export interface ScenarioResult {
 const END_POINT_MS = 900_000;
 const SESSION_MS = 1_200_000;
 
-/** Seconds before an unanswered approval is denied in the `prompt-timeout` mode. */
-export const SHORT_APPROVAL_TIMEOUT_SEC = 2;
+/**
+ * Seconds before an unanswered approval is denied in the `prompt-timeout` mode: short when the
+ * session ends by itself, long enough for an early end to come while the final request waits.
+ */
+export function approvalTimeoutSec(scenario: Scenario): number {
+  if (scenario.approval !== 'prompt-timeout') return 300;
+  return scenario.end === 'natural' ? 2 : 12;
+}
 
 async function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
   let timer: NodeJS.Timeout | undefined;
@@ -100,7 +106,7 @@ export async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
     model = await startScriptedModel(script.handler);
     const world = await scenarioWorld(scenario, model.baseUrl);
     sw = world;
-    const timeout = scenario.approval === 'prompt-timeout' ? SHORT_APPROVAL_TIMEOUT_SEC : 300;
+    const timeout = approvalTimeoutSec(scenario);
     const args = ['exec', world.world.packDir, 'lead the work', '--approval-timeout'];
     const exec = startCli(
       [...args, String(timeout), ...world.dirArgs],

@@ -127,18 +127,13 @@ export function parseMarker(
 
 /**
  * The writing tool the last role (`helper`) calls at the end of an early-ending scenario with a
- * prompt approval mode, left unanswered so the session ends while it is pending.
+ * prompt approval mode, left unanswered so the session ends while it is pending (in the time-out
+ * mode, such a scenario's time-out is long enough for the end to come first).
  */
 export function finalPendingCall(
   scenario: Pick<Scenario, 'shapes' | 'approval' | 'end'>,
 ): [string, string] | undefined {
-  // an unanswered request of the timeout mode expires by itself (too soon to end the session on)
-  if (
-    scenario.end === 'natural' ||
-    (scenario.approval !== 'prompt-yes' && scenario.approval !== 'prompt-no')
-  ) {
-    return undefined;
-  }
+  if (scenario.end === 'natural' || scenario.approval === 'auto') return undefined;
   const helper = teamRoles(scenario).helper;
   return callPlan().find(
     ([s, t]) =>
