@@ -3,10 +3,10 @@
  * validated, with its root role and roles.
  */
 import { hasErrors, listPacks, loadRegistry } from '../../index.js';
-import { loadPack } from '../../profile/load-pack.js';
-import { profilesDir } from '../../profile/pack-store.js';
-import { checkGrants } from '../../profile/resolve-plan.js';
-import { registryInputs } from '../../profile/resolve-pack.js';
+import { loadPack } from '../../config/profile/load-pack.js';
+import { profilesDir } from '../../config/profile/pack-store.js';
+import { checkGrants } from '../../config/profile/resolve-plan.js';
+import { registryInputs } from '../../config/profile/resolve-pack.js';
 import {
   formatTable,
   parseCommand,

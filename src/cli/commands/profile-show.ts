@@ -12,8 +12,8 @@ import {
   resolvePack,
   summarize,
 } from '../../index.js';
-import { profileToJson } from '../../profile/plan-json.js';
-import { withGrantProblems } from '../../profile/resolve-pack.js';
+import { profileToJson } from '../../config/profile/plan-json.js';
+import { withGrantProblems } from '../../config/profile/resolve-pack.js';
 import {
   formatTable,
   parseCommand,

@@ -5,15 +5,15 @@
  * the model really receives, and what was and was not measured. Exit 1 on any error.
  */
 import { smokeProfile, summarize } from '../../index.js';
-import { MESH_TOOL_NAMES } from '../../mesh/mesh-protocol.js';
+import { MESH_TOOL_NAMES } from '../../runtime/protocol/mesh-protocol.js';
 import {
   type SmokeMeasurement,
   type SmokeReport,
   type ToolsByServer,
-} from '../../session/smoke.js';
+} from '../../features/smoke/smoke.js';
 import {
-  UsageError,
   formatTable,
+  UsageError,
   parseCommand,
   printDiagnostics,
   printHelp,

@@ -4,11 +4,11 @@
  * arguments.
  */
 import { type Diagnostic, listSessionRecords, locateSession } from '../../index.js';
-import type { PendingApproval } from '../../approvals/approval-types.js';
-import { listSessionApprovals } from '../../approvals/session-approvals.js';
-import { isAlive } from '../../process/process-control.js';
-import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
-import { sessionDir } from '../../session/session-store.js';
+import type { PendingApproval } from '../../runtime/protocol/approval-types.js';
+import { listSessionApprovals } from '../../runtime/approvals/session-approvals.js';
+import { isAlive } from '../../foundation/process/process-control.js';
+import { effectiveRecord, isActiveStatus } from '../../runtime/session/session-record.js';
+import { sessionDir } from '../../runtime/session/session-store.js';
 import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

@@ -4,10 +4,10 @@
  * server and tool, the outcome and why, how long it took. ID may be a unique prefix.
  */
 import { locateSession, readSessionRecord } from '../../index.js';
-import { readCalls } from '../../gateway/call-log.js';
-import type { CallRecord } from '../../gateway/call-record.js';
-import { isAlive } from '../../process/process-control.js';
-import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
+import { readCalls } from '../../runtime/gateway/call-log.js';
+import type { CallRecord } from '../../runtime/gateway/call-record.js';
+import { isAlive } from '../../foundation/process/process-control.js';
+import { effectiveRecord, isActiveStatus } from '../../runtime/session/session-record.js';
 import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

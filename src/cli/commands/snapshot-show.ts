@@ -10,7 +10,7 @@ import {
   type ResolvedPlan,
   type StoredSnapshot,
 } from '../../index.js';
-import { referencedEnvVars } from '../../registry/types.js';
+import { referencedEnvVars } from '../../config/registry/types.js';
 import { formatTable, parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

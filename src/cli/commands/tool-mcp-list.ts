@@ -5,7 +5,7 @@
 import { basename } from 'node:path';
 
 import { hasErrors, type RegistryEntry } from '../../index.js';
-import { loadRegistryCached } from '../../registry/load-registry-cached.js';
+import { loadRegistryCached } from '../../config/registry/load-registry-cached.js';
 import {
   formatTable,
   parseCommand,

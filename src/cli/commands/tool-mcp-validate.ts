@@ -6,12 +6,12 @@
 import { basename } from 'node:path';
 
 import { configFiles, loadCredentials, summarize, validateRegistry } from '../../index.js';
-import { loadRegistryCached } from '../../registry/load-registry-cached.js';
-import { checkPins } from '../../probe/check-pins.js';
-import { readLockFile } from '../../probe/lock-file.js';
-import { knownCredentials } from '../../registry/credential-literals.js';
-import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
-import { referencedEnvVars } from '../../registry/types.js';
+import { loadRegistryCached } from '../../config/registry/load-registry-cached.js';
+import { checkPins } from '../../config/lock/check-pins.js';
+import { readLockFile } from '../../config/lock/lock-file.js';
+import { knownCredentials } from '../../config/registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../../config/registry/fragment-credential-literals.js';
+import { referencedEnvVars } from '../../config/registry/types.js';
 import {
   formatTable,
   parseCommand,
