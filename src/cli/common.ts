@@ -203,20 +203,6 @@ export function printCaughtError(io: CliIo, json: boolean, error: unknown): numb
   );
 }
 
-/** Left-aligned table with two-space gutters; no trailing spaces. */
-export function formatTable(
-  headers: readonly string[],
-  rows: readonly (readonly string[])[],
-): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(headers), ...rows.map(line)].join('\n') + '\n';
-}
-
 /** The `Usage:` paragraph of a command's help text (up to the first blank line). */
 export function usageLines(usage: string): string {
   return usage.trimStart().split(/\n\s*\n/)[0] ?? usage;

@@ -3,6 +3,7 @@
  * the readiness of its entries — command resolution, working directory, referenced variables —
  * without launching anything. Exit 1 when any error is found.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { basename } from 'node:path';
 
 import { configFiles, loadCredentials, summarize, validateRegistry } from '../../index.js';
@@ -13,7 +14,6 @@ import { knownCredentials } from '../../config/registry/credential-literals.js';
 import { fragmentCredentialLiterals } from '../../config/registry/fragment-credential-literals.js';
 import { referencedEnvVars } from '../../config/registry/types.js';
 import {
-  formatTable,
   parseCommand,
   printDiagnostics,
   printHelp,
