@@ -5,8 +5,8 @@
  * roles it may start as sub-agents, and the exact `developer_instructions` text codex-mmo
  * rendered for it, by which a sub-agent's requests are recognised.
  */
-import { MESH_SERVER_NAME } from '../../runtime/protocol/mesh-protocol.js';
 import type { ProfileData, ResolvedPlan } from '../profile/types.js';
+import { RESERVED_SERVER_ID as MESH_SERVER_NAME } from '../registry/types.js';
 
 /** One role's offer on the model wire. */
 export interface WireRole {
