@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { runCli } from '../support/cli.js';
-import { EXAMPLE_PACK, tmpDir } from '../support/profile-tmp.js';
+import { EXAMPLE_PACK } from '../support/examples.js';
+import { tmpDir } from '../support/tmp.js';
 
 const EXAMPLE_CONFIG = join(import.meta.dirname, '..', '..', 'examples', 'config');
 

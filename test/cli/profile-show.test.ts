@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { exampleCli } from '../support/config.js';
-import { EXAMPLE_PACK } from '../support/profile-tmp.js';
+import { EXAMPLE_PACK } from '../support/examples.js';
 
 const setup = () => exampleCli();
 

@@ -9,7 +9,8 @@ import { delimiter, join } from 'node:path';
 import type { Directories } from '../../src/foundation/paths/directories.js';
 import { TEST_CODEX_BIN_DIR } from './codex-bin.js';
 import { runCli } from './cli.js';
-import { EXAMPLE_CONFIG, EXAMPLE_PACK, tmpDir } from './profile-tmp.js';
+import { EXAMPLE_CONFIG, EXAMPLE_PACK } from './examples.js';
+import { tmpDir } from './tmp.js';
 
 /** node_modules/.bin: holds the real `codex` and `mcp-server-everything`. */
 export const BIN_DIR = join(import.meta.dirname, '..', '..', 'node_modules', '.bin');

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { loadPack, MAX_PACK_FILE_BYTES } from '../../../src/config/profile/load-pack.js';
-import { EXAMPLE_PACK, tmpDir } from '../../support/profile-tmp.js';
+import { EXAMPLE_PACK } from '../../support/examples.js';
+import { tmpDir } from '../../support/tmp.js';
 
 const MINIMAL = `schema_version = 8
 name = "mini"

@@ -12,7 +12,8 @@ import {
   locatePack,
   profilesDir,
 } from '../../../src/config/profile/pack-store.js';
-import { EXAMPLE_PACK, tmpDir } from '../../support/profile-tmp.js';
+import { EXAMPLE_PACK } from '../../support/examples.js';
+import { tmpDir } from '../../support/tmp.js';
 
 async function copyOfExample(): Promise<string> {
   const dir = join(await tmpDir(), 'research');

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { CLI } from '../../support/world.js';
-import { EXAMPLE_PACK, tmpDir } from '../../support/profile-tmp.js';
+import { EXAMPLE_PACK } from '../../support/examples.js';
+import { tmpDir } from '../../support/tmp.js';
 
 function cli(args: string[], base: string) {
   const started = Date.now();

@@ -1,10 +1,8 @@
 /**
- * Paths of the shipped example (operator configuration and pack) for profile tests, and the
- * shared temporary directories, which also remove read-only installed packs.
+ * Paths of the shipped examples for tests: the research pack and the operator configuration
+ * under examples/. Temporary directories come from `tmp.ts`.
  */
 import { join } from 'node:path';
-
-export { tmpDir } from './tmp.js';
 
 /** Path of the example pack shipped under examples/packs/research. */
 export const EXAMPLE_PACK = join(import.meta.dirname, '..', '..', 'examples', 'packs', 'research');
