@@ -5,7 +5,7 @@
  */
 import { didYouMean } from '../../foundation/diagnostics/did-you-mean.js';
 import type { KeyPath } from '../../foundation/toml/key-positions.js';
-import { isCredentialName, isCredentialValue, secretArgIndexes } from './credential-patterns.js';
+import { isCredentialName, isCredentialValue } from './credential-patterns.js';
 import { describeType, isTable, showKey, type DiagnosticSink } from './diagnostic-sink.js';
 import {
   ENV_VAR_NAME_PATTERN,
@@ -26,6 +26,13 @@ import {
   type ServerDefinition,
   type Transport,
 } from './types.js';
+import {
+  checkStringArray,
+  checkToolArray,
+  hasControl,
+  hasNul,
+  type Report,
+} from './field-list-checks.js';
 import { checkUrl } from './url-rules.js';
 
 export interface ServerResult {
@@ -37,17 +44,6 @@ export interface ServerResult {
 }
 
 const SERVERS = 'tool_mcp_servers';
-
-/** Whether `text` has a control character (U+0000–U+001F, U+007F); a tab is allowed on request. */
-function hasControl(text: string, allowTab = false): boolean {
-  for (let k = 0; k < text.length; k++) {
-    const c = text.charCodeAt(k);
-    if ((c < 0x20 && !(allowTab && c === 0x09)) || c === 0x7f) return true;
-  }
-  return false;
-}
-
-const hasNul = (text: string): boolean => text.includes('\u0000');
 
 /** Validates the entry `value` of server `id`; diagnostics go to `sink`. */
 export function validateServer(id: string, value: unknown, sink: DiagnosticSink): ServerResult {
@@ -197,12 +193,6 @@ function missingMessage(spec: FieldSpec): string {
   }
 }
 
-type Report = (
-  code: Parameters<DiagnosticSink['report']>[0],
-  path: KeyPath,
-  message: string,
-) => void;
-
 /** Checks one accepted field; returns its normalised value, or undefined when it is invalid. */
 function checkField(spec: FieldSpec, value: unknown, path: KeyPath, report: Report): unknown {
   const name = spec.name;
@@ -240,37 +230,8 @@ function checkField(spec: FieldSpec, value: unknown, path: KeyPath, report: Repo
       );
       return undefined;
     }
-    case 'string-array': {
-      if (!Array.isArray(value)) {
-        mustBe('an array of strings');
-        return undefined;
-      }
-      let ok = true;
-      const strings = (value as unknown[]).map((item) => (typeof item === 'string' ? item : ''));
-      const secret = new Set(secretArgIndexes(strings));
-      for (const [index, item] of (value as unknown[]).entries()) {
-        const itemPath = [...path, index];
-        if (typeof item !== 'string') {
-          report(
-            'invalid-type',
-            itemPath,
-            `${name} entries must be strings, not ${describeType(item)}`,
-          );
-          ok = false;
-        } else if (hasNul(item)) {
-          report('nul-character', itemPath, `${name} entry contains a NUL character; remove it`);
-          ok = false;
-        } else if (secret.has(index)) {
-          report(
-            'credential-literal-value',
-            itemPath,
-            `this ${name} entry looks like a credential; never pass secrets as arguments (they are stored and shown): forward a variable with env_vars and put its value in credentials.env`,
-          );
-          ok = false;
-        }
-      }
-      return ok ? [...(value as string[])] : undefined;
-    }
+    case 'string-array':
+      return checkStringArray(name, value, path, report);
     case 'literal-table':
       return checkLiteralTable(name, value, path, report);
     case 'env-var-array': {
@@ -321,44 +282,8 @@ function checkField(spec: FieldSpec, value: unknown, path: KeyPath, report: Repo
       }
       return ok ? Object.fromEntries(Object.entries(value)) : undefined;
     }
-    case 'tool-array': {
-      if (!Array.isArray(value)) {
-        mustBe('an array of tool names');
-        return undefined;
-      }
-      if (value.length === 0) {
-        report(
-          'empty-enabled-tools',
-          path,
-          'enabled_tools is empty; list at least one tool the server may expose (to stop using a server, remove its definition)',
-        );
-        return undefined;
-      }
-      let ok = true;
-      const seen = new Set<string>();
-      for (const [index, item] of (value as unknown[]).entries()) {
-        const itemPath = [...path, index];
-        if (typeof item !== 'string') {
-          report('invalid-type', itemPath, `tool names must be strings, not ${describeType(item)}`);
-          ok = false;
-        } else if (item === '' || /\s/.test(item) || hasControl(item)) {
-          report(
-            'invalid-tool-name',
-            itemPath,
-            'tool names are non-empty and contain no spaces or control characters; write the exact name the server reports',
-          );
-          ok = false;
-        } else if (seen.has(item)) {
-          report(
-            'duplicate-entry',
-            itemPath,
-            `${showKey(item)} is listed more than once in enabled_tools; remove the repeat`,
-          );
-          ok = false;
-        } else seen.add(item);
-      }
-      return ok ? [...(value as string[])] : undefined;
-    }
+    case 'tool-array':
+      return checkToolArray(name, value, path, report);
     case 'approval-mode':
       return checkApprovalMode(name, value, path, report);
     case 'timeout': {

@@ -160,6 +160,7 @@ function unpositioned(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   });
 }
 
+// eslint-disable-next-line max-lines-per-function -- one onboarding step sequence: each step reports into the same result in order
 export async function addServer(request: AddRequest, ctx: AddContext): Promise<AddResult> {
   const { id, target } = request;
   const file = addedFragmentFile(ctx.configDir, id);

@@ -439,6 +439,7 @@ function participantFailures(run: Run, participants: readonly ParticipantInfo[])
 }
 
 /** Compiles the profile and smoke-tests it as a session. Never throws for bad input. */
+// eslint-disable-next-line max-lines-per-function -- one smoke run: compile, launch, check and end share the session each failure path must end
 export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> {
   const diagnostics: Diagnostic[] = [];
   const empty = (profile: string | undefined, snapshot?: string): SmokeReport => ({

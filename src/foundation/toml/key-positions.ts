@@ -4,6 +4,7 @@
  * accepted, so it only needs to follow structure: headers, dotted keys, strings, arrays and
  * inline tables. Paths are arrays of key segments and array indexes.
  */
+import { decodeBasicString } from './basic-string.js';
 
 export type KeyPath = readonly (string | number)[];
 
@@ -176,6 +177,7 @@ export function scanKeyPositionsOfBytes(bytes: Uint8Array): KeyPositions {
 }
 
 /** Scans TOML source text and records the position of every key, header and array element. */
+// eslint-disable-next-line max-lines-per-function -- one-pass scanner: every step shares the cursor, line count and table state of its closures; splitting it would thread that state through each call on the hot path of every config read
 export function scanKeyPositions(text: string): KeyPositions {
   const root: PositionNode = {};
   let i = 0;
@@ -239,50 +241,9 @@ export function scanKeyPositions(text: string): KeyPositions {
 
   const readBasicString = (): string => {
     // assumes text[i] === '"' and not a multiline opener
-    i++;
-    // common case: no escapes, so the key is a plain slice of the text
-    let end = i;
-    while (end < n) {
-      const c = text.charCodeAt(end);
-      if (c === 0x22 || c === 0x5c) break;
-      end++;
-    }
-    if (text.charCodeAt(end) === 0x22) {
-      const plain = text.slice(i, end);
-      i = end + 1;
-      return plain;
-    }
-    let out = '';
-    while (i < n && text[i] !== '"') {
-      if (text[i] === '\\') {
-        const next = text[i + 1];
-        if (next === 'u' || next === 'U') {
-          const len = next === 'u' ? 4 : 8;
-          const hex = text.slice(i + 2, i + 2 + len);
-          const cp = Number.parseInt(hex, 16);
-          out += Number.isNaN(cp) ? '' : String.fromCodePoint(cp);
-          i += 2 + len;
-          continue;
-        }
-        const map: Record<string, string> = {
-          n: '\n',
-          t: '\t',
-          r: '\r',
-          b: '\b',
-          f: '\f',
-          e: '\u001b',
-          '"': '"',
-          '\\': '\\',
-        };
-        out += map[next ?? ''] ?? next ?? '';
-        i += 2;
-        continue;
-      }
-      out += text[i] ?? '';
-      i++;
-    }
-    i++;
-    return out;
+    const { value, end } = decodeBasicString(text, i);
+    i = end;
+    return value;
   };
 
   /** Reads a dotted key; returns segments with the position of the first one. */

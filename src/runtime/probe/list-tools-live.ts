@@ -134,6 +134,7 @@ function httpFailure(error: unknown): string | undefined {
 }
 
 /** Starts (stdio) or connects to (HTTP) the server, lists its tools, and stops it. */
+// eslint-disable-next-line max-lines-per-function -- one start-list-stop sequence whose failure paths all stop the server it started
 export async function listToolsLive(
   target: LiveTarget,
   options: LiveOptions,

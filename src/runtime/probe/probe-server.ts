@@ -71,6 +71,7 @@ function tailLines(text: string): string[] {
 }
 
 /** Probes one registry entry. Never throws for server misbehaviour; the server is always stopped. */
+// eslint-disable-next-line max-lines-per-function -- one probe: readiness, launch, listing and analysis report into one diagnostic list in order
 export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Promise<ProbeResult> {
   const definition = entry.definition;
   const server = definition.id;
