@@ -9,49 +9,23 @@ import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  echoServer,
-  makeWorld,
-  shellCall,
-  workspaceLeadProfile,
-  requireBuild,
-  runInWorld,
-  type World,
-} from '../../support/world.js';
+import { toolOutputText } from '../../support/scripted-model-fixture.js';
+import { useWorkspaceLeadSession } from '../../support/scripted-session.js';
+import { runInWorld, shellCall } from '../../support/world.js';
 
 const LATE_CANARY = 'late-auth-canary-a8s3nt';
 
 describe('a session whose base Codex home does not exist', () => {
-  let model: ScriptedModel;
-  let world: World;
-  let script: (request: ModelRequest) => ScriptedItem[] = () => [];
-
-  beforeAll(async () => {
-    requireBuild();
-    model = await startScriptedModel((request) => script(request));
-    world = await makeWorld({
-      registry: echoServer('srv', { tools: 'note' }),
-      profile: workspaceLeadProfile('absent'),
-      modelUrl: model.baseUrl,
-    });
-    await rm(world.baseCodexHome, { recursive: true, force: true });
-  });
-
-  afterAll(async () => {
-    await model.close();
+  const scripted = useWorkspaceLeadSession('absent', {
+    prepare: (world) => rm(world.baseCodexHome, { recursive: true, force: true }),
   });
 
   it('creates nothing there, and what appears there later stays unreadable', async () => {
+    const { model, world } = scripted;
     const base = world.baseCodexHome;
-    script = (request) => {
+    scripted.script = (request) => {
       const step = request.toolOutputs.length;
       if (step === 0) {
         return [shellCall(`if test -e ${base}; then echo BASE-PRESENT; else echo BASE-ABSENT; fi`)];
@@ -69,7 +43,7 @@ describe('a session whose base Codex home does not exist', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');
 
-    const outputs = model.requests.flatMap((r) => r.toolOutputs.map((o) => o.output)).join('\n');
+    const outputs = toolOutputText(model);
     expect(outputs).toContain('BASE-ABSENT');
     expect(outputs).not.toContain('BASE-PRESENT');
     expect(outputs).toContain('READ-DONE');

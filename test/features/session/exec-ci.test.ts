@@ -9,51 +9,35 @@ import { existsSync } from 'node:fs';
 import { chmod, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   CLI,
   echoServer,
   makeWorld,
   profileToml,
-  requireBuild,
   runCliProcess,
   runInWorld,
   type CliRun,
-  type World,
 } from '../../support/world.js';
 
 const CANARY = 'ci-canary-credential-4d2f9a';
 
-let model: ScriptedModel;
-let world: World;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(() => [
-    { type: 'message', text: `the credential is ${CANARY} (repeated)` },
-  ]);
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry: echoServer('notes', { tools: 'note', envVars: ['NOTES_TOKEN'] }),
     profile: profileToml('ci', 'lead', { lead: { grants: { notes: {} } } }),
-    modelUrl: model.baseUrl,
     credentials: `NOTES_TOKEN=${CANARY}\n`,
-  });
-});
-
-afterAll(async () => {
-  await model.close();
-});
+  },
+  () => [{ type: 'message', text: `the credential is ${CANARY} (repeated)` }],
+);
 
 /** Runs exec with stdin an open pipe that this test never closes. */
 function execWithOpenStdin(args: readonly string[], timeoutMs: number): Promise<CliRun> {
-  const child = spawn(process.execPath, [CLI, ...args, ...world.dirArgs], {
-    cwd: world.workDir,
-    env: world.env,
+  const child = spawn(process.execPath, [CLI, ...args, ...scripted.world.dirArgs], {
+    cwd: scripted.world.workDir,
+    env: scripted.world.env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -71,13 +55,16 @@ function execWithOpenStdin(args: readonly string[], timeoutMs: number): Promise<
 }
 
 async function sessionCount(): Promise<number> {
-  const dir = join(world.stateDir, 'sessions');
+  const dir = join(scripted.world.stateDir, 'sessions');
   return existsSync(dir) ? (await readdir(dir)).length : 0;
 }
 
 describe('exec in CI', () => {
   it('does not wait on an open stdin, and masks a repeated credential on stdout', async () => {
-    const r = await execWithOpenStdin(['exec', world.packDir, 'say the credential'], 120_000);
+    const r = await execWithOpenStdin(
+      ['exec', scripted.world.packDir, 'say the credential'],
+      120_000,
+    );
     expect(r.signal, r.stderr).toBeNull();
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain('the credential is *** (repeated)');
@@ -86,7 +73,13 @@ describe('exec in CI', () => {
 
   it('--cwd of a missing directory is a diagnostic (exit 1) and records no session', async () => {
     const before = await sessionCount();
-    const r = await runInWorld(world, ['exec', world.packDir, 'hi', '--cwd', '/missing-dir-x']);
+    const r = await runInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'hi',
+      '--cwd',
+      '/missing-dir-x',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('error[session-cwd-invalid]');
     expect(r.stderr).toContain('/missing-dir-x does not exist');
@@ -94,16 +87,16 @@ describe('exec in CI', () => {
   }, 60_000);
 
   it('a --codex-bin script with a missing interpreter is a diagnostic (exit 1)', async () => {
-    const bin = join(world.root, 'bad-codex');
+    const bin = join(scripted.world.root, 'bad-codex');
     await writeFile(bin, '#!/nonexistent/interpreter\necho hi\n');
     await chmod(bin, 0o755);
-    const dirArgs = [...world.dirArgs];
+    const dirArgs = [...scripted.world.dirArgs];
     const at = dirArgs.indexOf('--codex-bin');
     if (at >= 0) dirArgs.splice(at, 2);
     const r = await runCliProcess(
-      ['exec', world.packDir, 'hi', '--json', ...dirArgs, '--codex-bin', bin],
-      world.env,
-      world.workDir,
+      ['exec', scripted.world.packDir, 'hi', '--json', ...dirArgs, '--codex-bin', bin],
+      scripted.world.env,
+      scripted.world.workDir,
     );
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout) as { ok: boolean; diagnostics: { code: string }[] };
@@ -115,7 +108,7 @@ describe('exec in CI', () => {
     const broken = await makeWorld({
       registry: echoServer('notes', { tools: 'note', envVars: ['NOTES_TOKEN'] }),
       profile: profileToml('ci', 'lead', { lead: { grants: { notes: {} } } }),
-      modelUrl: model.baseUrl,
+      modelUrl: scripted.model.baseUrl,
       credentials: `NOTES_TOKEN=${CANARY}\u0000tail\n`,
     });
     const started = Date.now();

@@ -5,70 +5,50 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
 import { TEST_CODEX_SERIES } from '../../support/codex-bin.js';
-import {
-  CODEX,
-  echoServer,
-  makeWorld,
-  profileToml,
-  requireBuild,
-  runInWorld,
-  type World,
-} from '../../support/world.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { CODEX, echoServer, profileToml, runInWorld, type World } from '../../support/world.js';
 
-let model: ScriptedModel;
-let world: World;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(() => [{ type: 'message', text: 'all done' }]);
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry: () => echoServer('notes', { tools: 'note' }),
     profile: profileToml('vtest', 'lead', { lead: { grants: { notes: {} } } }),
-    modelUrl: model.baseUrl,
-  });
-});
-
-afterAll(async () => {
-  await model.close();
-});
+  },
+  () => [{ type: 'message', text: 'all done' }],
+);
 
 const untested = (stderr: string): number =>
   stderr.split('warning[codex-version-untested]').length - 1;
 
 describe(`Codex ${TEST_CODEX_SERIES}: exec and the version table`, () => {
   it(`Codex ${TEST_CODEX_SERIES}: a supported Codex runs without a version warning`, async () => {
-    const result = await runInWorld(world, ['exec', world.packDir, 'hello']);
+    const result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'hello']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('all done');
     expect(untested(result.stderr)).toBe(0);
   });
 
   it(`Codex ${TEST_CODEX_SERIES}: a version outside the table runs with one codex-version-untested warning`, async () => {
-    const wrapper = join(world.root, 'codex-wrapper');
+    const wrapper = join(scripted.world.root, 'codex-wrapper');
     await writeFile(
       wrapper,
       `#!/bin/sh\nif [ "$1" = "--version" ]; then echo "codex-cli 0.160.0"; exit 0; fi\nexec ${JSON.stringify(CODEX)} "$@"\n`,
       { mode: 0o755 },
     );
     const wrapped: World = {
-      ...world,
-      dirArgs: world.dirArgs.map((a) => (a === CODEX ? wrapper : a)),
+      ...scripted.world,
+      dirArgs: scripted.world.dirArgs.map((a) => (a === CODEX ? wrapper : a)),
     };
-    const result = await runInWorld(wrapped, ['exec', world.packDir, 'hello']);
+    const result = await runInWorld(wrapped, ['exec', scripted.world.packDir, 'hello']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('all done');
     expect(untested(result.stderr)).toBe(1);
     expect(result.stderr).toContain(`Codex 0.160.0 at ${wrapper} is not a supported version`);
 
     // with --json the warning is one JSON diagnostic on stderr; stdout stays the event stream
-    const json = await runInWorld(wrapped, ['exec', world.packDir, 'hello', '--json']);
+    const json = await runInWorld(wrapped, ['exec', scripted.world.packDir, 'hello', '--json']);
     expect(json.code, json.stderr).toBe(0);
     const warnings = json.stderr
       .split('\n')

@@ -7,60 +7,58 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   echoServer,
-  makeWorld,
   processesMentioning,
   running,
   profileToml,
-  requireBuild,
   startInWorld,
   waitFor,
-  type World,
   HeldRequests,
   spawnWorkerThenHold,
   commandOf,
 } from '../../support/world.js';
 
-let model: ScriptedModel;
-let world: World;
 const held = new HeldRequests();
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(spawnWorkerThenHold(held));
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry:
       echoServer('lead_srv', { tools: 'note' }) + echoServer('worker_srv', { tools: 'note' }),
     profile: profileToml('hangup', 'lead', {
       lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: { required: true } } },
       worker: { grants: { worker_srv: { required: true } } },
     }),
-    modelUrl: model.baseUrl,
-  });
-});
-
-afterAll(async () => {
-  held.releaseAll();
-  await model.close();
-});
+  },
+  spawnWorkerThenHold(held),
+  {
+    release: () => {
+      held.releaseAll();
+    },
+  },
+);
 
 describe('SIGHUP', () => {
   it('ends Codex, the participant and every MCP server and records the session stopped', async () => {
-    const supervisor = startInWorld(world, ['exec', world.packDir, 'SPAWN then hang']);
+    const supervisor = startInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'SPAWN then hang',
+    ]);
     await waitFor(
       () =>
-        model.requests.some((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER'))) &&
-        model.requests.some((r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput),
+        scripted.model.requests.some((r) =>
+          r.developerTexts.some((t) => t.includes('ROLE-WORKER')),
+        ) &&
+        scripted.model.requests.some(
+          (r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput,
+        ),
       90_000,
     );
-    const [id = ''] = await readdir(join(world.stateDir, 'sessions'));
+    const [id = ''] = await readdir(join(scripted.world.stateDir, 'sessions'));
     const marker = `CODEX_MMO_SESSION=${id}`;
     const marked = await processesMentioning(marker);
     const commands = await Promise.all(marked.map(commandOf));
@@ -80,7 +78,7 @@ describe('SIGHUP', () => {
     for (const pid of marked) expect(await running(pid), await commandOf(pid)).toBe(false);
 
     const record = JSON.parse(
-      await readFile(join(world.stateDir, 'sessions', id, 'session.json'), 'utf8'),
+      await readFile(join(scripted.world.stateDir, 'sessions', id, 'session.json'), 'utf8'),
     ) as { status: string; exit_code: number; processes?: { status: string }[] };
     expect(record.status).toBe('stopped');
     expect(record.exit_code).toBe(ended.code);

@@ -10,40 +10,30 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
 import { isAlive } from '../../../src/foundation/process/process-control.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   echoServer,
-  makeWorld,
   processesMentioning,
   running,
   profileToml,
-  requireBuild,
   runInWorld,
   startInWorld,
   waitFor,
-  type World,
   HeldRequests,
   spawnWorkerThenHold,
 } from '../../support/world.js';
 
-let model: ScriptedModel;
-let world: World;
 const held = new HeldRequests();
 
 async function sessionIds(): Promise<string[]> {
-  return (await readdir(join(world.stateDir, 'sessions')).catch(() => [])).sort();
+  return (await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => [])).sort();
 }
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(spawnWorkerThenHold(held));
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry:
       echoServer('lead_srv', { tools: 'note', envVars: ['LEAD_CRED'] }) +
       echoServer('worker_srv', { tools: 'note' }),
@@ -51,28 +41,36 @@ beforeAll(async () => {
       lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: { required: true } } },
       worker: { grants: { worker_srv: { required: true } } },
     }),
-    modelUrl: model.baseUrl,
     credentials: 'LEAD_CRED=survivor-canary-77aa\n',
-  });
-});
-
-afterAll(async () => {
-  held.releaseAll();
-  await model.close();
-});
+  },
+  spawnWorkerThenHold(held),
+  {
+    release: () => {
+      held.releaseAll();
+    },
+  },
+);
 
 describe('no survivors', () => {
   it('ends every marked process and removes auth copies and the socket after kill -9', async () => {
-    const supervisor = startInWorld(world, ['exec', world.packDir, 'SPAWN then hang']);
+    const supervisor = startInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'SPAWN then hang',
+    ]);
     await waitFor(
       () =>
-        model.requests.some((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER'))) &&
-        model.requests.some((r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput),
+        scripted.model.requests.some((r) =>
+          r.developerTexts.some((t) => t.includes('ROLE-WORKER')),
+        ) &&
+        scripted.model.requests.some(
+          (r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput,
+        ),
       90_000,
     );
     const [id = ''] = await sessionIds();
     const marker = `CODEX_MMO_SESSION=${id}`;
-    const dir = join(world.stateDir, 'sessions', id);
+    const dir = join(scripted.world.stateDir, 'sessions', id);
     // Codex, mmo_mesh, the lead's and the worker's servers, the worker's app-server
     const marked = await processesMentioning(marker);
     expect(marked.length).toBeGreaterThanOrEqual(5);
@@ -100,7 +98,7 @@ describe('no survivors', () => {
     // the watchdog clears the rest of Codex's state in the homes too
     await waitFor(() => extra('lead').length === 0 && extra('worker-1').length === 0, 10_000);
     expect(existsSync(join(dir, 'mesh.sock'))).toBe(false);
-    const listed = await runInWorld(world, ['session', 'list', '--json']);
+    const listed = await runInWorld(scripted.world, ['session', 'list', '--json']);
     const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] })
       .sessions;
     expect(sessions.find((s) => s.id === id)?.status).not.toBe('running');
@@ -108,20 +106,20 @@ describe('no survivors', () => {
 
   it('makes exec of a stopped session exit non-zero, recorded as stopped', async () => {
     const before = (await sessionIds()).length;
-    const supervisor = startInWorld(world, ['exec', world.packDir, 'just hang']);
+    const supervisor = startInWorld(scripted.world, ['exec', scripted.world.packDir, 'just hang']);
     await waitFor(async () => (await sessionIds()).length > before, 30_000);
     const id = (await sessionIds()).at(-1) ?? '';
     await waitFor(
-      () => model.requests.some((r) => r.userTexts.some((t) => t.includes('just hang'))),
+      () => scripted.model.requests.some((r) => r.userTexts.some((t) => t.includes('just hang'))),
       60_000,
     );
-    const stopped = await runInWorld(world, ['session', 'stop', id, '--json']);
+    const stopped = await runInWorld(scripted.world, ['session', 'stop', id, '--json']);
     expect(stopped.code, stopped.stderr).toBe(0);
     const ended = await supervisor.done;
     expect(ended.code).not.toBe(0);
     expect(ended.code).not.toBeNull();
     const record = JSON.parse(
-      await readFile(join(world.stateDir, 'sessions', id, 'session.json'), 'utf8'),
+      await readFile(join(scripted.world.stateDir, 'sessions', id, 'session.json'), 'utf8'),
     ) as { status: string; exit_code: number };
     expect(record.status).toBe('stopped');
     expect(record.exit_code).toBe(ended.code);
@@ -132,19 +130,19 @@ describe('no survivors', () => {
     const stranger = spawn('sleep', ['60'], { stdio: 'ignore' });
     const pid = stranger.pid ?? 0;
     const [id = ''] = await sessionIds();
-    const file = join(world.stateDir, 'sessions', id, 'session.json');
+    const file = join(scripted.world.stateDir, 'sessions', id, 'session.json');
     const record = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
     // the record of a dead supervisor whose pid the kernel gave to another process
     await writeFile(
       file,
       JSON.stringify({ ...record, status: 'running', pid, pid_start: '1', ended: undefined }),
     );
-    const listed = await runInWorld(world, ['session', 'list', '--json']);
+    const listed = await runInWorld(scripted.world, ['session', 'list', '--json']);
     const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] })
       .sessions;
     // not running: shown as failed, a supervisor gone without recording how the session ended
     expect(sessions.find((s) => s.id === id)?.status).toBe('failed');
-    await runInWorld(world, ['session', 'stop', id]);
+    await runInWorld(scripted.world, ['session', 'stop', id]);
     expect(isAlive(pid)).toBe(true);
     stranger.kill('SIGKILL');
   }, 60_000);

@@ -6,61 +6,58 @@
 import { readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { resolveCodexLaunch } from '../../../src/runtime/codex/native-codex.js';
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   CODEX,
   echoServer,
   HeldRequests,
-  makeWorld,
   processesMentioning,
   profileToml,
-  requireBuild,
   spawnWorkerThenHold,
   startInWorld,
   waitFor,
-  type World,
   commandOf,
 } from '../../support/world.js';
 
-let model: ScriptedModel;
-let world: World;
 const held = new HeldRequests();
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(spawnWorkerThenHold(held));
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry: echoServer('lead_srv', { tools: 'note' }),
     profile: profileToml('native', 'lead', {
       lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: {} } },
       worker: { grants: {} },
     }),
-    modelUrl: model.baseUrl,
-  });
-});
-
-afterAll(async () => {
-  held.releaseAll();
-  await model.close();
-});
+  },
+  spawnWorkerThenHold(held),
+  {
+    release: () => {
+      held.releaseAll();
+    },
+  },
+);
 
 describe('Codex started directly', () => {
   it('runs the native binary for the root and the participant, with no launcher above them', async () => {
     const native = (await resolveCodexLaunch(CODEX)).command;
     expect(native).not.toBe(CODEX);
-    const supervisor = startInWorld(world, ['exec', world.packDir, 'SPAWN then hang']);
+    const supervisor = startInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'SPAWN then hang',
+    ]);
     try {
       await waitFor(
-        () => model.requests.some((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER'))),
+        () =>
+          scripted.model.requests.some((r) =>
+            r.developerTexts.some((t) => t.includes('ROLE-WORKER')),
+          ),
         90_000,
       );
-      const [id = ''] = await readdir(join(world.stateDir, 'sessions'));
+      const [id = ''] = await readdir(join(scripted.world.stateDir, 'sessions'));
       const marked = await processesMentioning(`CODEX_MMO_SESSION=${id}`);
       const commands = await Promise.all(marked.map(commandOf));
       const executables = await Promise.all(

@@ -9,47 +9,20 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  echoServer,
-  makeWorld,
-  requireBuild,
-  runInWorld,
-  shellCall,
-  workspaceLeadProfile,
-  type World,
-} from '../../support/world.js';
+import { toolOutputText } from '../../support/scripted-model-fixture.js';
+import { useWorkspaceLeadSession } from '../../support/scripted-session.js';
+import { runInWorld, shellCall } from '../../support/world.js';
 
 const OLD_CANARY = 'old-home-canary-s7a7e1';
 const LATE_CANARY = 'late-rollout-canary-s7a7e2';
 
 describe('a session shell against the state dir', () => {
-  let model: ScriptedModel;
-  let world: World;
-  let script: (request: ModelRequest) => ScriptedItem[] = () => [];
-
-  beforeAll(async () => {
-    requireBuild();
-    model = await startScriptedModel((request) => script(request));
-    world = await makeWorld({
-      registry: echoServer('srv', { tools: 'note' }),
-      profile: workspaceLeadProfile('state'),
-      modelUrl: model.baseUrl,
-    });
-  });
-
-  afterAll(async () => {
-    await model.close();
-  });
+  const scripted = useWorkspaceLeadSession('state');
 
   it('can read nothing in it, not even what appears there during a command, and still works', async () => {
+    const { model, world } = scripted;
     // an earlier session kept on disk, with a process home
     const oldHome = join(world.stateDir, 'sessions', '20260101-000000-old0', 'homes', 'lead');
     mkdirSync(join(oldHome, 'tmp'), { recursive: true });
@@ -65,7 +38,7 @@ describe('a session shell against the state dir', () => {
       '*** End Patch',
       'EOF',
     ].join('\n');
-    script = (request) => {
+    scripted.script = (request) => {
       const step = request.toolOutputs.length;
       if (step === 0) {
         // the file appears once the command runs in its sandbox, and the command waits for it
@@ -102,7 +75,7 @@ describe('a session shell against the state dir', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');
 
-    const outputs = model.requests.flatMap((r) => r.toolOutputs.map((o) => o.output)).join('\n');
+    const outputs = toolOutputText(model);
     expect(outputs).toContain('SANDBOX-OK');
     expect(outputs).toContain('LATE-DONE');
     expect(outputs).toMatch(/rollout-late\.jsonl: Permission denied/);

@@ -10,53 +10,28 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
+import { useWorkspaceLeadSession } from '../../support/scripted-session.js';
 import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  echoServer,
-  makeWorld,
   processesMentioning,
-  shellCall,
-  workspaceLeadProfile,
-  requireBuild,
   runInWorld,
+  shellCall,
   startInWorld,
   waitFor,
-  type World,
 } from '../../support/world.js';
 
 const PROTECTED = ['.agents', '.aws', '.codex', '.git'];
 
 describe.each(['session stop', 'kill -9'] as const)('a session ended by %s', (how) => {
-  let model: ScriptedModel;
-  let world: World;
-  let script: (request: ModelRequest) => ScriptedItem[] = () => [];
-
-  beforeAll(async () => {
-    requireBuild();
-    model = await startScriptedModel((request) => script(request));
-    world = await makeWorld({
-      registry: echoServer('srv', { tools: 'note' }),
-      profile: workspaceLeadProfile('leftovers'),
-      modelUrl: model.baseUrl,
-    });
-  });
-
-  afterAll(async () => {
-    await model.close();
-  });
+  const scripted = useWorkspaceLeadSession('leftovers');
 
   it('leaves no sandbox mount point in the working directory', async () => {
+    const { world } = scripted;
     // the operator's own file, and an `.agents` directory of theirs, stay as they are
     await writeFile(join(world.workDir, 'notes.txt'), 'mine\n');
     await mkdir(join(world.workDir, '.agents'));
-    script = (request) =>
+    scripted.script = (request) =>
       request.toolOutputs.length === 0
         ? [shellCall('sleep 60')]
         : [{ type: 'message', text: 'done' }];
