@@ -24,18 +24,23 @@ const summaryLine: Reporter = {
  * with every test, says which). Every other file runs once, against the default version.
  */
 export const REAL_CODEX_TESTS = [
-  'test/codex/**/*.test.ts',
-  'test/compile/**/*.test.ts',
-  'test/session/**/*.test.ts',
-  'test/mesh/**/*.test.ts',
-  'test/gateway/**/*.test.ts',
-  'test/approvals/**/*.test.ts',
-  'test/model-wire/**/*.test.ts',
-  'test/profile/doctor.test.ts',
-  'test/cli/profile-doctor.test.ts',
+  'test/config/codex/**/*.test.ts',
+  'test/config/compile/**/*.test.ts',
+  'test/features/profile/**/*.test.ts',
+  'test/features/session/**/*.test.ts',
+  'test/features/smoke/**/*.test.ts',
+  'test/runtime/approvals/**/*.test.ts',
+  'test/runtime/codex/**/*.test.ts',
+  'test/runtime/gateway/**/*.test.ts',
+  'test/runtime/mesh/**/*.test.ts',
+  'test/runtime/model-wire/**/*.test.ts',
+  'test/runtime/protocol/**/*.test.ts',
+  'test/runtime/session/**/*.test.ts',
   'test/cli/pin-checks-no-launch.test.ts',
-  'test/profile/special-paths.test.ts',
+  'test/cli/profile-doctor.test.ts',
+  'test/config/profile/special-paths.test.ts',
   'test/docs/walkthrough.test.ts',
+  'test/foundation/diagnostics/credential-scan.test.ts',
   'test/matrix/scenario-sample.test.ts',
 ];
 
@@ -61,7 +66,7 @@ export default defineConfig({
           name: 'codex-0.149',
           include: REAL_CODEX_TESTS,
           // the demo runs the default Codex whatever the project, and two at once share its ports
-          exclude: ['test/session/demo.test.ts'],
+          exclude: ['test/features/session/demo.test.ts'],
           env: { CODEX_MMO_TEST_CODEX: '0.149' },
         },
       },

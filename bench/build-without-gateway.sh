@@ -9,7 +9,7 @@ rm -rf "$dir"
 mkdir -p "$dir"
 git -C "$repo" archive HEAD | tar -x -C "$dir"
 ln -s "$repo/node_modules" "$dir/node_modules"
-launch="$dir/src/session/launch.ts"
+launch="$dir/src/features/session/launch.ts"
 # the root keeps its rendered home and environment; participants get no gateway
 perl -0pi -e 's/rootProcess === undefined\n(\s+)\?/rootProcess === undefined || rootProcess !== undefined\n$1?/; s/\n\s+gateway,\n(\s+readDeny)/\n$1/' "$launch"
 grep -q 'rootProcess !== undefined' "$launch" || { echo "cannot bypass the gateway in $launch" >&2; exit 1; }

@@ -16,7 +16,7 @@ import {
   type ScenarioFilter,
 } from '../test/matrix/scenario-matrix.js';
 import { runScenario, type ScenarioResult } from '../test/matrix/scenario-runner.js';
-import { requireBuild } from '../test/session/world.js';
+import { requireBuild } from '../test/support/world.js';
 
 const { values } = parseArgs({
   options: {

@@ -13,8 +13,8 @@ export {
   summarize,
   type Diagnostic,
   type Severity,
-} from './diagnostics/diagnostic.js';
-export { maskSecrets } from './diagnostics/mask-secrets.js';
+} from './foundation/diagnostics/diagnostic.js';
+export { maskSecrets } from './foundation/diagnostics/mask-secrets.js';
 export {
   CodexMmoError,
   IntegrityError,
@@ -22,11 +22,15 @@ export {
   ProcessError,
   describeError,
   type CodexMmoErrorCode,
-} from './errors.js';
-export { REGISTRY_CODES, type RegistryCode } from './registry/diagnostic-codes.js';
-export { PROFILE_DIAGNOSTIC_CODES, type CodeInfo } from './profile/diagnostic-codes.js';
-export { PROBE_CODES, type ProbeCode, type ProbeCodeInfo } from './probe/diagnostic-codes.js';
-export { VERSION } from './version.js';
+} from './foundation/errors.js';
+export { REGISTRY_CODES, type RegistryCode } from './config/registry/diagnostic-codes.js';
+export { PROFILE_DIAGNOSTIC_CODES, type CodeInfo } from './config/profile/diagnostic-codes.js';
+export {
+  PROBE_CODES,
+  type ProbeCode,
+  type ProbeCodeInfo,
+} from './runtime/probe/diagnostic-codes.js';
+export { VERSION } from './foundation/version.js';
 
 // --- where codex-mmo keeps its files ---
 export {
@@ -35,7 +39,7 @@ export {
   type Directories,
   type DirectoryOverrides,
   type Environment,
-} from './paths/directories.js';
+} from './foundation/paths/directories.js';
 
 // --- the operator registry: load, validate, probe and pin ---
 export {
@@ -44,13 +48,13 @@ export {
   type Registry,
   type RegistryEntry,
   type ServerDefinition,
-} from './registry/types.js';
-export { loadRegistry } from './registry/load-registry.js';
-export { loadCredentials, type LoadedCredentials } from './registry/credentials.js';
-export { validateRegistry, type RegistryValidation } from './registry/validate-registry.js';
-export { fragmentJsonSchema } from './registry/fragment-schema.js';
-export { probeServer, type ProbeContext, type ProbeResult } from './probe/probe-server.js';
-export { pinServer, type PinContext, type PinResult } from './probe/pin-server.js';
+} from './config/registry/types.js';
+export { loadRegistry } from './config/registry/load-registry.js';
+export { loadCredentials, type LoadedCredentials } from './config/registry/credentials.js';
+export { validateRegistry, type RegistryValidation } from './config/registry/validate-registry.js';
+export { fragmentJsonSchema } from './config/registry/fragment-schema.js';
+export { probeServer, type ProbeContext, type ProbeResult } from './runtime/probe/probe-server.js';
+export { pinServer, type PinContext, type PinResult } from './runtime/probe/pin-server.js';
 
 // --- profiles: open, resolve, check ---
 export {
@@ -58,36 +62,40 @@ export {
   type ProfileData,
   type ProfilePack,
   type ResolvedPlan,
-} from './profile/types.js';
-export { installPack, listPacks, openPack } from './profile/pack-store.js';
-export { resolvePack } from './profile/resolve-pack.js';
-export { resolvePlan } from './profile/resolve-plan.js';
-export { planToJson, type ResolvedPlanJson } from './profile/plan-json.js';
-export { doctorProfile, type DoctorReport } from './profile/doctor.js';
+} from './config/profile/types.js';
+export { installPack, listPacks, openPack } from './config/profile/pack-store.js';
+export { resolvePack } from './config/profile/resolve-pack.js';
+export { resolvePlan } from './config/profile/resolve-plan.js';
+export { planToJson, type ResolvedPlanJson } from './config/profile/plan-json.js';
+export { doctorProfile, type DoctorReport } from './features/profile/doctor.js';
 
 // --- compile a profile into a snapshot and render Codex homes from it ---
 export {
   compileProfile,
   type CompileRequest,
   type CompileResult,
-} from './compile/compile-profile.js';
-export { renderAll, renderProcess } from './compile/render-process.js';
-export { writeRenderedHome } from './compile/write-home.js';
-export type { MeshLaunch, RenderOptions, RenderedHome } from './compile/types.js';
-export { listSnapshots, readSnapshot } from './snapshot/snapshot-store.js';
-export { planOfSnapshot } from './snapshot/plan-of-snapshot.js';
-export type { Snapshot, StoredSnapshot } from './snapshot/types.js';
+} from './config/compile/compile-profile.js';
+export { renderAll, renderProcess } from './config/compile/render-process.js';
+export { writeRenderedHome } from './config/compile/write-home.js';
+export type { MeshLaunch, RenderOptions, RenderedHome } from './config/compile/types.js';
+export { listSnapshots, readSnapshot } from './config/snapshot/snapshot-store.js';
+export { planOfSnapshot } from './config/snapshot/plan-of-snapshot.js';
+export type { Snapshot, StoredSnapshot } from './config/snapshot/types.js';
 
 // --- sessions: start, observe, stop, smoke-test ---
 export {
   startSession,
   type StartSessionRequest,
   type StartSessionResult,
-} from './session/start-session.js';
-export { stopSession, type StopResult } from './session/stop-session.js';
-export { listSessionRecords, locateSession, readSessionRecord } from './session/session-store.js';
-export type { SessionRecord, SessionStatus } from './session/session-record.js';
-export { readEvents } from './events/read-events.js';
-export { formatEvent } from './events/format-event.js';
-export type { SessionEvent } from './events/session-event.js';
-export { smokeProfile } from './session/smoke.js';
+} from './features/session/start-session.js';
+export { stopSession, type StopResult } from './features/session/stop-session.js';
+export {
+  listSessionRecords,
+  locateSession,
+  readSessionRecord,
+} from './runtime/session/session-store.js';
+export type { SessionRecord, SessionStatus } from './runtime/session/session-record.js';
+export { readEvents } from './runtime/events/read-events.js';
+export { formatEvent } from './runtime/events/format-event.js';
+export type { SessionEvent } from './runtime/events/session-event.js';
+export { smokeProfile } from './features/smoke/smoke.js';

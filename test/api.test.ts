@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-import { tmpDir } from './helpers/tmp.js';
+import { tmpDir } from './support/tmp.js';
 
 const run = promisify(execFile);
 const REPO = join(import.meta.dirname, '..');

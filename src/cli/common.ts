@@ -14,7 +14,7 @@ import {
   sortDiagnostics,
   summarize,
 } from '../index.js';
-import { suggest } from '../diagnostics/did-you-mean.js';
+import { suggest } from '../foundation/diagnostics/did-you-mean.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo } from './io.js';
 
 export const GLOBAL_OPTIONS = {
@@ -201,20 +201,6 @@ export function printCaughtError(io: CliIo, json: boolean, error: unknown): numb
     [{ severity: 'error', code: error.code, message: error.message }],
     error.code === 'usage-error' ? EXIT_USAGE : EXIT_FAILURE,
   );
-}
-
-/** Left-aligned table with two-space gutters; no trailing spaces. */
-export function formatTable(
-  headers: readonly string[],
-  rows: readonly (readonly string[])[],
-): string {
-  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
-      .join('  ')
-      .trimEnd();
-  return [line(headers), ...rows.map(line)].join('\n') + '\n';
 }
 
 /** The `Usage:` paragraph of a command's help text (up to the first blank line). */

@@ -8,12 +8,12 @@ import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { definitionIdentity, identityDigest } from '../../src/probe/definition-identity.js';
-import { renderLock } from '../../src/probe/lock-format.js';
-import { buildRegistry } from '../../src/registry/build-registry.js';
-import { TEST_CODEX_BIN } from '../helpers/codex-bin.js';
-import { runCli } from '../helpers/cli.js';
-import { tmpDir } from '../helpers/tmp.js';
+import { definitionIdentity, identityDigest } from '../../src/config/lock/definition-identity.js';
+import { renderLock } from '../../src/config/lock/lock-format.js';
+import { buildRegistry } from '../../src/config/registry/build-registry.js';
+import { TEST_CODEX_BIN } from '../support/codex-bin.js';
+import { runCli } from '../support/cli.js';
+import { tmpDir } from '../support/tmp.js';
 
 interface Report {
   ok: boolean;

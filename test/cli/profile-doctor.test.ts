@@ -5,10 +5,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { TEST_CODEX_SERIES } from '../helpers/codex-bin.js';
+import { TEST_CODEX_SERIES } from '../support/codex-bin.js';
 
-import { exampleCli, PATH_WITH_CODEX } from '../profile/config.js';
-import { EXAMPLE_PACK } from '../profile/tmp.js';
+import { exampleCli, PATH_WITH_CODEX } from '../support/config.js';
+import { EXAMPLE_PACK } from '../support/examples.js';
 
 const FILE_CANARY = 'sk-canaryFILE0123456789abcdefghij';
 const ENV_CANARY = 'ghp_canaryENV0123456789abcdefghijklmnop';

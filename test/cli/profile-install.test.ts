@@ -5,8 +5,9 @@ import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
-import { EXAMPLE_PACK, tmpDir } from '../profile/tmp.js';
+import { runCli } from '../support/cli.js';
+import { EXAMPLE_PACK } from '../support/examples.js';
+import { tmpDir } from '../support/tmp.js';
 
 const EXAMPLE_CONFIG = join(import.meta.dirname, '..', '..', 'examples', 'config');
 

@@ -6,8 +6,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { exampleCli } from '../profile/config.js';
-import { EXAMPLE_PACK } from '../profile/tmp.js';
+import { exampleCli } from '../support/config.js';
+import { EXAMPLE_PACK } from '../support/examples.js';
 
 const setup = () => exampleCli();
 

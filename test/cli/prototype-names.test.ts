@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
-import { customWorkspace } from '../profile/config.js';
+import { runCli } from '../support/cli.js';
+import { customWorkspace } from '../support/config.js';
 
 const SERVER = join(import.meta.dirname, '..', 'fixtures', 'servers', 'echo-server.mjs');
 const TOOLS = ['constructor', 'toString', 'hasOwnProperty', '__proto__'];

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { COMMANDS, TOP_LEVEL } from '../../src/cli/router.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../support/cli.js';
 
 describe('router', () => {
   it('prints top-level help listing every command group', async () => {

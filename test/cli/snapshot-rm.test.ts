@@ -7,14 +7,14 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { processStartTime } from '../../src/process/session-marker.js';
-import { newSessionId } from '../../src/session/session-id.js';
-import { SESSION_FORMAT, type SessionRecord } from '../../src/session/session-record.js';
-import { createSessionDir, writeSessionRecord } from '../../src/session/session-store.js';
-import { storeSnapshot } from '../../src/snapshot/snapshot-store.js';
-import { FIXTURES, loadFixture } from '../compile/load-fixture.js';
-import { runCli } from '../helpers/cli.js';
-import { tmpDir } from '../helpers/tmp.js';
+import { processStartTime } from '../../src/foundation/process/session-marker.js';
+import { newSessionId } from '../../src/runtime/session/session-id.js';
+import { SESSION_FORMAT, type SessionRecord } from '../../src/runtime/session/session-record.js';
+import { createSessionDir, writeSessionRecord } from '../../src/runtime/session/session-store.js';
+import { storeSnapshot } from '../../src/config/snapshot/snapshot-store.js';
+import { FIXTURES, loadFixture } from '../support/load-fixture.js';
+import { runCli } from '../support/cli.js';
+import { tmpDir } from '../support/tmp.js';
 
 function record(id: string, snapshot: string, pid: number): SessionRecord {
   return {

@@ -7,8 +7,8 @@ import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
-import { tmpDir } from '../helpers/tmp.js';
+import { runCli } from '../support/cli.js';
+import { tmpDir } from '../support/tmp.js';
 
 const MARK = 'Qz7canary';
 /** Token-shaped, so that the registry recognises them as credentials by value. */

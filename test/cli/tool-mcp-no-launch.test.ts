@@ -7,8 +7,8 @@ import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
-import { tmpDir } from '../helpers/tmp.js';
+import { runCli } from '../support/cli.js';
+import { tmpDir } from '../support/tmp.js';
 
 describe('inspection launches nothing', () => {
   it('leaves no marker for list, show and validate in text and JSON form', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
+import { runCli } from '../support/cli.js';
 
 describe('tool-mcp schema', () => {
   it('prints the fragment JSON Schema (draft 2020-12) in text and JSON form alike', async () => {

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
-import { tmpDir } from '../helpers/tmp.js';
+import { runCli } from '../support/cli.js';
+import { tmpDir } from '../support/tmp.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'config');
 

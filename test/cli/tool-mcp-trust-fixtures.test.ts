@@ -10,12 +10,12 @@ import { cp, mkdir, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { definitionIdentity, identityDigest } from '../../src/probe/definition-identity.js';
-import { renderLock, type ServerPin } from '../../src/probe/lock-format.js';
-import { buildRegistry } from '../../src/registry/build-registry.js';
-import { resolveCommand } from '../../src/registry/readiness.js';
-import { runCli } from '../helpers/cli.js';
-import { tmpDir } from '../helpers/tmp.js';
+import { definitionIdentity, identityDigest } from '../../src/config/lock/definition-identity.js';
+import { renderLock, type ServerPin } from '../../src/config/lock/lock-format.js';
+import { buildRegistry } from '../../src/config/registry/build-registry.js';
+import { resolveCommand } from '../../src/config/registry/readiness.js';
+import { runCli } from '../support/cli.js';
+import { tmpDir } from '../support/tmp.js';
 
 const root = resolve(import.meta.dirname, '../fixtures/pins');
 /** The codes this corpus is about (readiness problems of the fixtures' commands are left out). */

@@ -2,8 +2,8 @@ import { chmod, cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { runCli } from '../helpers/cli.js';
-import { tmpDir } from '../helpers/tmp.js';
+import { runCli } from '../support/cli.js';
+import { tmpDir } from '../support/tmp.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'config');

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
 import { COMMANDS, TOP_LEVEL } from '../../src/cli/router.js';
-import { parseModelScript } from '../../src/onboard/model-script.js';
+import { parseModelScript } from '../../src/features/onboard/model-script.js';
 
 const run = promisify(execFile);
 const MAIN = resolve('dist/cli/main.js');

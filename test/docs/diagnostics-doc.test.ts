@@ -10,9 +10,9 @@ import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-import { PROBE_CODES } from '../../src/probe/diagnostic-codes.js';
-import { PROFILE_DIAGNOSTIC_CODES } from '../../src/profile/diagnostic-codes.js';
-import { REGISTRY_CODES } from '../../src/registry/diagnostic-codes.js';
+import { PROBE_CODES } from '../../src/runtime/probe/diagnostic-codes.js';
+import { PROFILE_DIAGNOSTIC_CODES } from '../../src/config/profile/diagnostic-codes.js';
+import { REGISTRY_CODES } from '../../src/config/registry/diagnostic-codes.js';
 
 const SRC = 'src';
 const DOC = 'docs/diagnostics.md';
@@ -185,9 +185,9 @@ function emittedCodes(): Found {
     });
   }
   const catalogues: [string, Record<string, unknown>][] = [
-    ['src/registry/diagnostic-codes.ts', REGISTRY_CODES],
-    ['src/profile/diagnostic-codes.ts', PROFILE_DIAGNOSTIC_CODES],
-    ['src/probe/diagnostic-codes.ts', PROBE_CODES],
+    ['src/config/registry/diagnostic-codes.ts', REGISTRY_CODES],
+    ['src/config/profile/diagnostic-codes.ts', PROFILE_DIAGNOSTIC_CODES],
+    ['src/runtime/probe/diagnostic-codes.ts', PROBE_CODES],
   ];
   for (const [where, catalogue] of catalogues) {
     for (const code of Object.keys(catalogue)) add(code, where);

@@ -16,8 +16,8 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { COMMANDS, TOP_LEVEL } from '../../src/cli/router.js';
-import { tmpDir } from '../helpers/tmp.js';
-import { CLI, REPO, requireBuild } from '../session/world.js';
+import { tmpDir } from '../support/tmp.js';
+import { CLI, REPO, requireBuild } from '../support/world.js';
 import { shellBlocks, type DocCommand, type ShellBlock } from './doc-blocks.js';
 
 /** Walkthrough sections in which every shell block must be marked runnable or not, with a reason. */

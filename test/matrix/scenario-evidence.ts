@@ -9,8 +9,8 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import type { ModelRequest } from '../../src/codex/scripted-model.js';
-import { allText, processesMentioning, type CliRun } from '../session/world.js';
+import type { ModelRequest } from '../../src/runtime/codex/scripted-model.js';
+import { allText, processesMentioning, type CliRun } from '../support/world.js';
 import type { Scenario } from './scenario-matrix.js';
 import { roleOfRequest } from './scenario-script.js';
 import type { ScenarioWorld } from './scenario-world.js';

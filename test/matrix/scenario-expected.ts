@@ -4,7 +4,7 @@
  * asked and how they are answered, and the status and exit code the README documents for the
  * end path.
  */
-import { MESH_TOOL_NAMES } from '../../src/mesh/mesh-protocol.js';
+import { MESH_TOOL_NAMES } from '../../src/runtime/protocol/mesh-protocol.js';
 import type { Scenario } from './scenario-matrix.js';
 import {
   WRITING_TOOLS,

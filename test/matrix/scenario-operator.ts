@@ -7,8 +7,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { listSessionApprovals } from '../../src/approvals/session-approvals.js';
-import { startCli, waitFor, type CliRun, type RunningCli } from '../session/world.js';
+import { listSessionApprovals } from '../../src/runtime/approvals/session-approvals.js';
+import { startCli, waitFor, type CliRun, type RunningCli } from '../support/world.js';
 import type { Scenario } from './scenario-matrix.js';
 import type { ScenarioWorld } from './scenario-world.js';
 

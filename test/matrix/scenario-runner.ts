@@ -5,9 +5,9 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 
-import { startScriptedModel, type ScriptedModel } from '../../src/codex/scripted-model.js';
-import { removeTree } from '../../src/profile/pack-store.js';
-import { startCli, waitFor, type RunningCli } from '../session/world.js';
+import { startScriptedModel, type ScriptedModel } from '../../src/runtime/codex/scripted-model.js';
+import { removeTree } from '../../src/config/profile/pack-store.js';
+import { startCli, waitFor, type RunningCli } from '../support/world.js';
 import { collectEvidence, type ScenarioEvidence } from './scenario-evidence.js';
 import { checkScenario } from './scenario-invariants.js';
 import type { Scenario } from './scenario-matrix.js';

@@ -8,8 +8,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { TEST_CODEX_SERIES } from '../helpers/codex-bin.js';
-import { requireBuild } from '../session/world.js';
+import { TEST_CODEX_SERIES } from '../support/codex-bin.js';
+import { requireBuild } from '../support/world.js';
 import { CODEX_VERSIONS, sampleScenarios, type CodexVersion } from './scenario-matrix.js';
 import { runScenario } from './scenario-runner.js';
 

@@ -6,7 +6,7 @@
  * scenario `helper` ends by calling a writing tool left pending (prompt modes) and then waits
  * forever, which is when the runner ends the session.
  */
-import type { ModelRequest, ScriptedItem } from '../../src/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../src/runtime/codex/scripted-model.js';
 import type { Scenario } from './scenario-matrix.js';
 import { PARTICIPANT_ID, callMarker, callPlan, finalPendingCall } from './scenario-team.js';
 

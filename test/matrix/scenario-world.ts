@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
-import { INSTALLED_CODEX } from '../helpers/codex-bin.js';
-import { echoServer, makeWorld, profileToml, type World } from '../session/world.js';
+import { INSTALLED_CODEX } from '../support/codex-bin.js';
+import { echoServer, makeWorld, profileToml, type World } from '../support/world.js';
 import type { CodexVersion, Scenario } from './scenario-matrix.js';
 import { REGISTRY, WRITING_TOOLS, teamRoles } from './scenario-team.js';
 

@@ -3,8 +3,9 @@
  * Codex binary and tool pins, and says plainly what Codex 0.149 does not isolate between native
  * roles. Launches no MCP server. Exit 1 when any error is found.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { doctorProfile, summarize } from '../../index.js';
-import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo profile doctor P [--json]

@@ -2,13 +2,13 @@
  * `codex-mmo profile list [--json]`: the packs installed under `<data-dir>/profiles/`, each
  * validated, with its root role and roles.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { hasErrors, listPacks, loadRegistry } from '../../index.js';
-import { loadPack } from '../../profile/load-pack.js';
-import { profilesDir } from '../../profile/pack-store.js';
-import { checkGrants } from '../../profile/resolve-plan.js';
-import { registryInputs } from '../../profile/resolve-pack.js';
+import { loadPack } from '../../config/profile/load-pack.js';
+import { profilesDir } from '../../config/profile/pack-store.js';
+import { checkGrants } from '../../config/profile/resolve-plan.js';
+import { registryInputs } from '../../config/profile/resolve-pack.js';
 import {
-  formatTable,
   parseCommand,
   printCaughtError,
   printDiagnostics,

@@ -3,6 +3,7 @@
  * plan against the operator registry — processes, per-role grants, lifecycle waits, mmo_mesh
  * timeouts and the variable names each process receives (never their values).
  */
+import { formatTable } from '../../foundation/text-table.js';
 import {
   loadRegistry,
   openPack,
@@ -12,16 +13,9 @@ import {
   resolvePack,
   summarize,
 } from '../../index.js';
-import { profileToJson } from '../../profile/plan-json.js';
-import { withGrantProblems } from '../../profile/resolve-pack.js';
-import {
-  formatTable,
-  parseCommand,
-  printDiagnostics,
-  printFailure,
-  printHelp,
-  printJson,
-} from '../common.js';
+import { profileToJson } from '../../config/profile/plan-json.js';
+import { withGrantProblems } from '../../config/profile/resolve-pack.js';
+import { parseCommand, printDiagnostics, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo profile show P [--resolved] [--json]

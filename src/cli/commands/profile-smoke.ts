@@ -4,21 +4,15 @@
  * are spawned through mmo_mesh. Reports, per role and process, the tools granted versus the tools
  * the model really receives, and what was and was not measured. Exit 1 on any error.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { smokeProfile, summarize } from '../../index.js';
-import { MESH_TOOL_NAMES } from '../../mesh/mesh-protocol.js';
+import { MESH_TOOL_NAMES } from '../../runtime/protocol/mesh-protocol.js';
 import {
   type SmokeMeasurement,
   type SmokeReport,
   type ToolsByServer,
-} from '../../session/smoke.js';
-import {
-  UsageError,
-  formatTable,
-  parseCommand,
-  printDiagnostics,
-  printHelp,
-  printJson,
-} from '../common.js';
+} from '../../features/smoke/smoke.js';
+import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo profile smoke P [--json] [--timeout SEC]

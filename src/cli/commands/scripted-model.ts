@@ -15,8 +15,12 @@ import {
   startScriptedModel,
   type ModelRequest,
   type ScriptedItem,
-} from '../../codex/scripted-model.js';
-import { DEFAULT_SCRIPT, parseModelScript, scriptHandler } from '../../onboard/model-script.js';
+} from '../../runtime/codex/scripted-model.js';
+import {
+  DEFAULT_SCRIPT,
+  parseModelScript,
+  scriptHandler,
+} from '../../features/onboard/model-script.js';
 import { UsageError, parseCommand, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

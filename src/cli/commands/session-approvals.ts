@@ -3,13 +3,14 @@
  * session or in every running session, with process, role, kind, server, tool and masked
  * arguments.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { type Diagnostic, listSessionRecords, locateSession } from '../../index.js';
-import type { PendingApproval } from '../../approvals/approval-types.js';
-import { listSessionApprovals } from '../../approvals/session-approvals.js';
-import { isAlive } from '../../process/process-control.js';
-import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
-import { sessionDir } from '../../session/session-store.js';
-import { formatTable, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
+import type { PendingApproval } from '../../runtime/protocol/approval-types.js';
+import { listSessionApprovals } from '../../runtime/approvals/session-approvals.js';
+import { isAlive } from '../../foundation/process/process-control.js';
+import { effectiveRecord, isActiveStatus } from '../../runtime/session/session-record.js';
+import { sessionDir } from '../../runtime/session/session-store.js';
+import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo session approvals [ID] [--json]

@@ -2,13 +2,14 @@
  * `codex-mmo session list [--json]`: every session under the state directory with its status;
  * a session recorded as running whose supervising process is gone shows as ended.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { listSessionRecords, type SessionRecord } from '../../index.js';
-import { isAlive } from '../../process/process-control.js';
-import { livenessFor } from '../../process/session-marker.js';
-import { effectiveRecord } from '../../session/session-record.js';
-import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
+import { isAlive } from '../../foundation/process/process-control.js';
+import { livenessFor } from '../../foundation/process/session-marker.js';
+import { effectiveRecord } from '../../runtime/session/session-record.js';
+import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';
+import { clearAbandonedSessions } from '../../features/session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo session list [--json]
 

@@ -2,14 +2,15 @@
  * `codex-mmo session show ID [--json]`: one session's record (profile, snapshot, supervising
  * process, status, every Codex process with its home and status). ID may be a unique prefix.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { locateSession, readSessionRecord } from '../../index.js';
-import { listSessionApprovals } from '../../approvals/session-approvals.js';
-import { isAlive } from '../../process/process-control.js';
-import { livenessFor } from '../../process/session-marker.js';
-import { effectiveRecord } from '../../session/session-record.js';
-import { formatTable, parseCommand, printHelp, printJson } from '../common.js';
+import { listSessionApprovals } from '../../runtime/approvals/session-approvals.js';
+import { isAlive } from '../../foundation/process/process-control.js';
+import { livenessFor } from '../../foundation/process/session-marker.js';
+import { effectiveRecord } from '../../runtime/session/session-record.js';
+import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../session/abandoned-sessions.js';
+import { clearAbandonedSessions } from '../../features/session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo session show ID [--json]
 

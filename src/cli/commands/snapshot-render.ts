@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 
 import { planOfSnapshot, readSnapshot, renderProcess, writeRenderedHome } from '../../index.js';
-import { codexInUse } from '../../codex/codex-in-use.js';
+import { codexInUse } from '../../runtime/codex/codex-in-use.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -3,12 +3,12 @@
  * it. Records of ended sessions that used it stay (their own files keep what they rendered).
  */
 import { listSessionRecords } from '../../index.js';
-import { isAlive } from '../../process/process-control.js';
-import { livenessFor } from '../../process/session-marker.js';
-import { effectiveRecord, isActiveStatus } from '../../session/session-record.js';
-import { removeSnapshot } from '../../snapshot/remove-snapshot.js';
-import { resolveSnapshotHex } from '../../snapshot/snapshot-store.js';
-import { diagnostic } from '../../diagnostics/diagnostic.js';
+import { isAlive } from '../../foundation/process/process-control.js';
+import { livenessFor } from '../../foundation/process/session-marker.js';
+import { effectiveRecord, isActiveStatus } from '../../runtime/session/session-record.js';
+import { removeSnapshot } from '../../config/snapshot/remove-snapshot.js';
+import { resolveSnapshotHex } from '../../config/snapshot/snapshot-store.js';
+import { diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { parseCommand, printCaughtError, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -3,6 +3,7 @@
  * without `sha256:`), verified on read: its profile, granted servers, processes, base settings
  * and pins. Only variable names appear, never values.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import {
   planOfSnapshot,
   planToJson,
@@ -10,8 +11,8 @@ import {
   type ResolvedPlan,
   type StoredSnapshot,
 } from '../../index.js';
-import { referencedEnvVars } from '../../registry/types.js';
-import { formatTable, parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
+import { referencedEnvVars } from '../../config/registry/types.js';
+import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo snapshot show ID [--json]

@@ -2,12 +2,12 @@
  * `codex-mmo tool-mcp list [--json]`: the operator registry as a table (or docs/design.md §7 JSON).
  * Reads fragments only; no credentials, no readiness checks, nothing launched.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { basename } from 'node:path';
 
 import { hasErrors, type RegistryEntry } from '../../index.js';
-import { loadRegistryCached } from '../../registry/load-registry-cached.js';
+import { loadRegistryCached } from '../../config/registry/load-registry-cached.js';
 import {
-  formatTable,
   parseCommand,
   printDiagnostics,
   printHelp,

@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 
-import { removeServer, type RemoveResult } from '../../onboard/remove-server.js';
+import { removeServer, type RemoveResult } from '../../features/onboard/remove-server.js';
 import {
   parseCommand,
   printCaughtError,

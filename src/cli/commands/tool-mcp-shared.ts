@@ -13,9 +13,9 @@ import {
   type Registry,
   type RegistryEntry,
 } from '../../index.js';
-import { planLaunch, type LaunchContext } from '../../probe/launch-plan.js';
-import type { ServerStatus } from '../../registry/types.js';
-import { lookupServer } from '../../registry/validate-registry.js';
+import { planLaunch, type LaunchContext } from '../../runtime/probe/launch-plan.js';
+import type { ServerStatus } from '../../config/registry/types.js';
+import { lookupServer } from '../../config/registry/validate-registry.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 

@@ -14,13 +14,13 @@ import {
   type RegistryEntry,
   type ServerDefinition,
 } from '../../index.js';
-import { knownCredentials } from '../../registry/credential-literals.js';
-import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
-import { maskDeep } from '../../diagnostics/mask-secrets.js';
-import { checkReadiness, type Readiness } from '../../registry/readiness.js';
-import { referencedEnvVars } from '../../registry/types.js';
-import { diagnosticsAffecting } from '../../registry/validate-registry.js';
-import { formatKeyPath } from '../../toml/key-positions.js';
+import { knownCredentials } from '../../config/registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../../config/registry/fragment-credential-literals.js';
+import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
+import { checkReadiness, type Readiness } from '../../config/registry/readiness.js';
+import { referencedEnvVars } from '../../config/registry/types.js';
+import { diagnosticsAffecting } from '../../config/registry/validate-registry.js';
+import { formatKeyPath } from '../../foundation/toml/key-positions.js';
 import {
   parseCommand,
   printDiagnostics,

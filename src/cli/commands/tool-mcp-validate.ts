@@ -3,17 +3,17 @@
  * the readiness of its entries — command resolution, working directory, referenced variables —
  * without launching anything. Exit 1 when any error is found.
  */
+import { formatTable } from '../../foundation/text-table.js';
 import { basename } from 'node:path';
 
 import { configFiles, loadCredentials, summarize, validateRegistry } from '../../index.js';
-import { loadRegistryCached } from '../../registry/load-registry-cached.js';
-import { checkPins } from '../../probe/check-pins.js';
-import { readLockFile } from '../../probe/lock-file.js';
-import { knownCredentials } from '../../registry/credential-literals.js';
-import { fragmentCredentialLiterals } from '../../registry/fragment-credential-literals.js';
-import { referencedEnvVars } from '../../registry/types.js';
+import { loadRegistryCached } from '../../config/registry/load-registry-cached.js';
+import { checkPins } from '../../config/lock/check-pins.js';
+import { readLockFile } from '../../config/lock/lock-file.js';
+import { knownCredentials } from '../../config/registry/credential-literals.js';
+import { fragmentCredentialLiterals } from '../../config/registry/fragment-credential-literals.js';
+import { referencedEnvVars } from '../../config/registry/types.js';
 import {
-  formatTable,
   parseCommand,
   printDiagnostics,
   printHelp,

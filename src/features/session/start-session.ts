@@ -1,0 +1,171 @@
+/**
+ * Everything `run` and `exec` do before Codex starts: compile (or reuse) the profile's snapshot,
+ * load credentials, locate Codex and classify its version (warning `codex-version-untested`
+ * outside the version table; the home is rendered for that version), pick the session id,
+ * directory and mesh socket, and prepare the launch. Returns diagnostics instead of a plan when the session must not start — notably when a
+ * required grant's variable is missing, which is found here, before anything is written.
+ */
+import { tmpdir } from 'node:os';
+
+import type { MeshLaunch } from '../../config/compile/types.js';
+import { diagnostic, hasErrors, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
+import { codexInUse, codexVersionDiagnostics } from '../../runtime/codex/codex-in-use.js';
+import { checkMeshCommand } from '../../runtime/mesh/mesh-command.js';
+import {
+  configFiles,
+  type Directories,
+  type Environment,
+} from '../../foundation/paths/directories.js';
+import { loadCredentials } from '../../config/registry/credentials.js';
+import { compileOrReuse } from './compile-memo.js';
+import { chooseSocketPath, type LaunchContext } from './launch.js';
+import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
+import { containment } from '../../foundation/process/containment.js';
+import { processStartTime } from '../../foundation/process/session-marker.js';
+import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
+import { processBoundary, sessionReadDeny } from '../../runtime/session/read-deny.js';
+import { newSessionId } from '../../runtime/session/session-id.js';
+import { sessionDir } from '../../runtime/session/session-store.js';
+import { snapshotTrustChecks } from './snapshot-trust.js';
+
+export interface StartSessionRequest {
+  readonly mode: SessionMode;
+  /** Installed pack name or pack directory. */
+  readonly profile: string;
+  readonly prompt?: string;
+  readonly codexArgs: readonly string[];
+  readonly dirs: Directories;
+  readonly env: Environment;
+  readonly home: string;
+  /** Directory a relative pack path is resolved against. */
+  readonly cwd: string;
+  /** Working directory of Codex (defaults to `cwd`). */
+  readonly sessionCwd?: string;
+  /** Command prefix that runs the codex-mmo CLI, for the `mmo_mesh` entries. */
+  readonly cli: MeshLaunch;
+  /** The supervising process id recorded in the session. */
+  readonly pid: number;
+}
+
+export type StartSessionResult =
+  | {
+      readonly ok: true;
+      readonly plan: SessionPlan;
+      readonly context: Omit<LaunchContext, 'stdio' | 'onStderr'>;
+      /** Warnings worth showing (missing variables of optional grants, credential file mode). */
+      readonly diagnostics: readonly Diagnostic[];
+      readonly snapshotCreated: boolean;
+    }
+  | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
+
+export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
+  // independent look-ups, done concurrently to keep the launch overhead small
+  const [compiled, credentials, codex] = await Promise.all([
+    compileOrReuse({
+      nameOrPath: request.profile,
+      dirs: request.dirs,
+      cwd: request.cwd,
+      env: request.env,
+      home: request.home,
+    }),
+    loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
+    codexInUse(request.dirs.codexBin, request.env, request.cwd),
+  ]);
+  if (
+    compiled.stored === undefined ||
+    compiled.plan === undefined ||
+    hasErrors(compiled.diagnostics)
+  ) {
+    return { ok: false, diagnostics: compiled.diagnostics };
+  }
+  const diagnostics: Diagnostic[] = [...compiled.diagnostics, ...credentials.diagnostics];
+  if (hasErrors(credentials.diagnostics)) return { ok: false, diagnostics };
+  // a reused compile was checked against the credentials and pins of its time: check again
+  const trust = await snapshotTrustChecks(compiled.stored, request, credentials.source);
+  diagnostics.push(...trust);
+  if (hasErrors(trust)) return { ok: false, diagnostics };
+
+  if (codex.detection.kind === 'failed') {
+    diagnostics.push(
+      diagnostic({
+        code: 'codex-not-runnable',
+        message: `Codex binary ${codex.detection.path} does not work: ${codex.detection.reason}; reinstall it, or pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`,
+      }),
+    );
+    return { ok: false, diagnostics };
+  }
+  if (codex.detection.kind === 'not-found') {
+    diagnostics.push(
+      diagnostic({
+        code: 'codex-not-found',
+        message: request.dirs.codexBin.includes('/')
+          ? `Codex binary ${request.dirs.codexBin} is not an executable file; pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`
+          : `\`${request.dirs.codexBin}\` is not on PATH; install Codex, or pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`,
+      }),
+    );
+    return { ok: false, diagnostics };
+  }
+  const codexBin = codex.detection.launch.command;
+  diagnostics.push(...codexVersionDiagnostics(codex));
+  // said before anything runs: whether the session's processes can be contained here
+  const contained = containmentDiagnostics(containment(), compiled.stored.snapshot.profile);
+  diagnostics.push(...contained);
+  if (hasErrors(contained)) return { ok: false, diagnostics };
+
+  // the mmo_mesh entries run the codex-mmo CLI; it must be there before Codex tries to start it
+  if (compiled.plan.processes.some((p) => p.mesh)) {
+    const missing = await checkMeshCommand(request.cli);
+    if (missing !== undefined) return { ok: false, diagnostics: [...diagnostics, missing] };
+  }
+
+  const now = new Date();
+  const id = newSessionId(now);
+  const dir = sessionDir(request.dirs.stateDir, id);
+  const cwd = request.sessionCwd ?? request.cwd;
+  const readDeny = await sessionReadDeny(request.dirs);
+  const pidStart = processStartTime(request.pid);
+  const plan = prepareSession({
+    mode: request.mode,
+    stored: compiled.stored,
+    plan: compiled.plan,
+    sessionId: id,
+    sessionDir: dir,
+    socketPath: chooseSocketPath(dir, id, tmpdir()),
+    launchEnv: request.env,
+    credentials: credentials.source,
+    home: request.home,
+    cli: request.cli,
+    codexBin,
+    codexEnv: codex.detection.launch.env,
+    codex: codex.facts,
+    cwd,
+    boundary: await processBoundary(readDeny, cwd),
+    ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
+    codexArgs: request.codexArgs,
+    pid: request.pid,
+    ...(pidStart !== undefined ? { pidStart } : {}),
+    now,
+  });
+  diagnostics.push(...plan.diagnostics);
+  if (hasErrors(plan.diagnostics)) return { ok: false, diagnostics };
+  return {
+    ok: true,
+    plan,
+    context: {
+      stored: compiled.stored,
+      plan: compiled.plan,
+      launchEnv: request.env,
+      credentials: credentials.source,
+      home: request.home,
+      baseCodexHome: request.dirs.baseCodexHome,
+      cli: request.cli,
+      codex: codex.facts,
+      readDeny,
+      stateDir: request.dirs.stateDir,
+      configDir: request.dirs.configDir,
+      dataDir: request.dirs.dataDir,
+    },
+    diagnostics,
+    snapshotCreated: compiled.created,
+  };
+}

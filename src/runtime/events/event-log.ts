@@ -1,0 +1,69 @@
+/**
+ * Appends a session's events to `<session>/events.jsonl` in the order they happen, masking every
+ * string with the session's credential values first and bounding long text. Writes are chained,
+ * so lines never interleave; listeners (exec's progress output) see each event as it is logged.
+ */
+import { appendFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
+import { MAX_EVENT_TEXT, type EventInput, type SessionEvent } from './session-event.js';
+
+export const EVENTS_FILE = 'events.jsonl';
+
+export function eventsFile(sessionDir: string): string {
+  return join(sessionDir, EVENTS_FILE);
+}
+
+function bound(text: string): string {
+  return text.length > MAX_EVENT_TEXT
+    ? `${text.slice(0, MAX_EVENT_TEXT)}… (${text.length} characters)`
+    : text;
+}
+
+export class EventLog {
+  private chain: Promise<void> = Promise.resolve();
+  private readonly listeners: ((event: SessionEvent) => void)[] = [];
+  private secrets: string[];
+
+  constructor(
+    private readonly sessionDir: string,
+    private readonly session: string,
+    secrets: readonly string[],
+  ) {
+    this.secrets = [...secrets];
+  }
+
+  /** More values to mask from now on (a participant's own credentials). */
+  addSecrets(values: readonly string[]): void {
+    this.secrets = [...new Set([...this.secrets, ...values])];
+  }
+
+  listen(listener: (event: SessionEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  append(input: EventInput): SessionEvent {
+    const masked: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(input)) {
+      masked[key] = typeof value === 'string' ? bound(maskSecrets(value, this.secrets)) : value;
+    }
+    const event = {
+      time: input.time ?? new Date().toISOString(),
+      session: this.session,
+      ...masked,
+    } as SessionEvent;
+    const line = `${JSON.stringify(event)}\n`;
+    const file = eventsFile(this.sessionDir);
+    this.chain = this.chain
+      .then(() => appendFile(file, line, { mode: 0o600 }))
+      .catch(() => undefined);
+    for (const l of this.listeners) l(event);
+    return event;
+  }
+
+  /** Settles once every event appended so far is on disk. */
+  flushed(): Promise<void> {
+    return this.chain;
+  }
+}

@@ -1,0 +1,333 @@
+/**
+ * The session's Tool MCP gateway in the supervising codex-mmo process: listens on its own Unix
+ * socket (mode 0600), issues one relay token per process and server, accepts each token once per
+ * Codex process (later only from relays that Codex process started, read from /proc), and runs a `RelayConnection` per accepted relay. Owns every real server it starts: they end when
+ * their relay goes away, when their process's routes are closed, and when the gateway closes.
+ * Records calls in `calls.jsonl` and reports drifted tools once per process, server and tool.
+ */
+import { unlink } from 'node:fs/promises';
+import type { Server, Socket } from 'node:net';
+
+import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
+import { CallLog } from './call-log.js';
+import type { CallRecord } from './call-record.js';
+import {
+  credentialMatcher,
+  type CredentialMatcher,
+} from '../../foundation/diagnostics/credential-scan.js';
+import { RelayTokens } from './gateway-credentials.js';
+import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
+import { JsonLineDecoder } from '../../foundation/json-lines.js';
+import { relayLineage } from './relay-lineage.js';
+import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
+import type { ServerFailure } from './server-failure.js';
+import type { DriftedTool } from './tool-filter.js';
+import { startUpstream, type Upstream } from '../probe/upstream.js';
+import { listenPrivateSocket } from '../../foundation/process/private-socket.js';
+import { pidInOwnView } from '../../foundation/process/pid-namespace.js';
+
+export interface DriftReport {
+  readonly process: string;
+  readonly role: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly pinned?: string;
+  readonly current: string;
+}
+
+export interface GatewayHubOptions {
+  readonly socketPath: string;
+  /** `<session>/calls.jsonl`. */
+  readonly callsFile: string;
+  /** Every credential value of the session: refused in arguments, masked in answers. */
+  readonly secrets: readonly string[];
+  /** Called once per drifted tool of a process and server. */
+  readonly onDrift?: (report: DriftReport) => void;
+  /** Called when the set of running stdio server process groups changes. */
+  readonly onGroups?: (pids: readonly number[]) => void;
+  /** A server's stderr (masked) when its relay connection ends. */
+  readonly onStderr?: (route: Route, text: string) => void;
+  /** Called with every call record as it is appended to calls.jsonl. */
+  readonly onRecord?: (entry: CallRecord) => void;
+  /** A server that could not start, did not answer its first request, or went away (masked). */
+  readonly onServerFailure?: (failure: ServerFailure) => void;
+}
+
+/** The refusal of a relay without a valid, unspent token. */
+export const NO_TOKEN_MESSAGE =
+  'this relay did not present an unspent gateway token of this session; a token opens one connection, once';
+
+/** The hello's pid in this process's view (a relay in a container names its own namespace). */
+function relayPid(hello: { pid?: unknown; pid_ns?: unknown }): number | undefined {
+  if (typeof hello.pid !== 'number' || !Number.isInteger(hello.pid)) return undefined;
+  return pidInOwnView(hello.pid, typeof hello.pid_ns === 'string' ? hello.pid_ns : undefined);
+}
+
+function routeKey(process: string, server: string): string {
+  return `${process}\u0000${server}`;
+}
+
+export class GatewayHub {
+  private readonly tokens = new RelayTokens();
+  private readonly routes = new Map<string, Route>();
+  private readonly connections = new Set<RelayConnection>();
+  private readonly byProcess = new Map<string, Set<RelayConnection>>();
+  private readonly drift = new Map<string, Set<string>>();
+  private readonly groups = new Set<number>();
+  /** Servers started ahead of their relay, by route, until the relay claims them. */
+  private readonly warm = new Map<string, Promise<Upstream>>();
+  private readonly sockets = new Set<Socket>();
+  private readonly log: CallLog;
+  private matcher: CredentialMatcher;
+  private secrets: string[];
+  private server: Server | undefined;
+  private closing = false;
+  private stopping = false;
+
+  private constructor(private readonly options: GatewayHubOptions) {
+    this.log = new CallLog(options.callsFile);
+    this.secrets = [...options.secrets];
+    this.matcher = credentialMatcher(this.secrets);
+  }
+
+  static async start(options: GatewayHubOptions): Promise<GatewayHub> {
+    const hub = new GatewayHub(options);
+    hub.server = await listenPrivateSocket(options.socketPath, (socket) => {
+      hub.accept(socket);
+    });
+    return hub;
+  }
+
+  get socketPath(): string {
+    return this.options.socketPath;
+  }
+
+  /** Adds credential values (a participant's own) to those refused and masked. */
+  addSecrets(values: readonly string[]): void {
+    const fresh = values.filter((v) => v !== '' && !this.secrets.includes(v));
+    if (fresh.length === 0) return;
+    this.secrets.push(...fresh);
+    this.matcher = credentialMatcher(this.secrets);
+  }
+
+  /** Registers a route and returns its token: for that process's environment only. */
+  addRoute(route: Route, options: { readonly prestart?: boolean } = {}): string {
+    const key = routeKey(route.process, route.server);
+    this.routes.set(key, route);
+    if (options.prestart === true && !this.warm.has(key)) {
+      // started now, so Codex's wait for the server overlaps the relay's own start
+      const started = startUpstream(route.definition, route.launch);
+      started.then(
+        (upstream) => {
+          if (upstream.pid !== undefined) this.shared().serverGroup(upstream.pid, true);
+        },
+        () => undefined,
+      );
+      this.warm.set(key, started);
+    }
+    return this.tokens.issue({ process: route.process, server: route.server });
+  }
+
+  /** Stops the servers started ahead that no relay claimed (of one process, or all). */
+  private async stopWarm(process?: string): Promise<void> {
+    const stops: Promise<void>[] = [];
+    for (const [key, started] of this.warm) {
+      if (process !== undefined && !key.startsWith(`${process}\u0000`)) continue;
+      this.warm.delete(key);
+      stops.push(
+        started.then(
+          async (upstream) => {
+            await upstream.stop();
+            if (upstream.pid !== undefined) this.shared().serverGroup(upstream.pid, false);
+          },
+          () => undefined,
+        ),
+      );
+    }
+    await Promise.all(stops);
+  }
+
+  /** The tools withheld for drift so far, per process and server. */
+  driftedTools(): { process: string; server: string; tools: string[] }[] {
+    return [...this.drift.entries()].map(([key, tools]) => {
+      const [process = '', server = ''] = key.split('\u0000');
+      return { process, server, tools: [...tools].sort() };
+    });
+  }
+
+  /** Ends every connection of `process` and spends its unused tokens (the process has ended). */
+  async closeProcess(process: string): Promise<void> {
+    this.tokens.revokeProcess(process);
+    const open = [...(this.byProcess.get(process) ?? [])];
+    await Promise.all([...open.map((c) => c.close()), this.stopWarm(process)]);
+  }
+
+  /**
+   * The session is ending: from now on every request of every connection is refused and recorded
+   * as `session-ended`, and no new relay is accepted; the servers keep running until `close`.
+   */
+  beginStop(): void {
+    this.stopping = true;
+  }
+
+  /** Stops every server, closes the socket and removes it; waits for the call log. */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([...[...this.connections].map((c) => c.close()), this.stopWarm()]);
+    for (const socket of this.sockets) socket.destroy();
+    const server = this.server;
+    if (server !== undefined) {
+      await new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      );
+    }
+    await unlink(this.options.socketPath).catch(() => undefined);
+    await this.log.flush();
+  }
+
+  /**
+   * Records a call refused before it reached the gateway (a tool the model was not offered, an
+   * approval denied or expired): calls.jsonl keeps every call of the session, wherever refused.
+   */
+  recordCall(entry: CallRecord): void {
+    this.log.append(entry);
+    this.options.onRecord?.(entry);
+  }
+
+  /** Resolves once every call record so far is written. */
+  flush(): Promise<void> {
+    return this.log.flush();
+  }
+
+  private shared(): RelayShared {
+    // functions: credential values a participant adds later apply to open connections as well
+    return {
+      matcher: () => this.matcher,
+      secrets: () => this.secrets,
+      record: (entry: CallRecord) => {
+        this.recordCall(entry);
+      },
+      drifted: (route, tools) => {
+        this.reportDrift(route, tools);
+      },
+      isDrifted: (route, tool) =>
+        this.drift.get(routeKey(route.process, route.server))?.has(tool) === true,
+      serverGroup: (pid, alive) => {
+        if (alive) this.groups.add(pid);
+        else this.groups.delete(pid);
+        this.options.onGroups?.([...this.groups]);
+      },
+      stderr: (route, text) => {
+        this.options.onStderr?.(route, text);
+      },
+      failed: (failure) => {
+        this.options.onServerFailure?.(failure);
+      },
+      stopping: () => this.stopping || this.closing,
+    };
+  }
+
+  private reportDrift(route: Route, tools: readonly DriftedTool[]): void {
+    const key = routeKey(route.process, route.server);
+    const known = this.drift.get(key) ?? new Set<string>();
+    this.drift.set(key, known);
+    for (const tool of tools) {
+      if (known.has(tool.tool)) continue;
+      known.add(tool.tool);
+      this.log.append({
+        time: new Date().toISOString(),
+        process: route.process,
+        role: route.role,
+        thread: null,
+        parent_thread: null,
+        server: route.server,
+        tool: tool.tool,
+        method: 'tools/list',
+        outcome: 'blocked',
+        reason: 'tool-drift',
+        duration_ms: 0,
+      });
+      this.options.onDrift?.({
+        process: route.process,
+        role: route.role,
+        server: route.server,
+        tool: tool.tool,
+        ...(tool.pinned !== undefined ? { pinned: tool.pinned } : {}),
+        current: tool.current,
+      });
+    }
+  }
+
+  private accept(socket: Socket): void {
+    if (this.closing) {
+      socket.destroy();
+      return;
+    }
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let connection: RelayConnection | undefined;
+    let refused = false;
+    const refuse = (message: string): void => {
+      refused = true;
+      socket.end(`${JSON.stringify({ [CONTROL_KEY]: 'refused', message })}\n`);
+    };
+    const decoder = new JsonLineDecoder((value) => {
+      if (refused) return;
+      if (connection !== undefined) {
+        connection.fromCodex(value);
+        return;
+      }
+      if (!isControlLine(value) || value[CONTROL_KEY] !== 'hello') {
+        refuse('send hello first');
+        return;
+      }
+      if (this.stopping) {
+        refuse('the session is ending [session-ended]: no new connection is accepted');
+        return;
+      }
+      const redeemed = this.tokens.redeem(
+        typeof value.token === 'string' ? value.token : '',
+        relayLineage(relayPid(value)),
+      );
+      if (!redeemed.ok) {
+        refuse(
+          redeemed.reason === 'spent'
+            ? 'this gateway token was already used by another connection; after its first use a token opens connections only for relays started by the same Codex process'
+            : NO_TOKEN_MESSAGE,
+        );
+        return;
+      }
+      const { process, server } = redeemed.route;
+      const route = this.routes.get(routeKey(process, server));
+      if (route === undefined || value.server !== server || value.process !== process) {
+        refuse(
+          maskSecrets(
+            `this token belongs to server '${server}' of process '${process}', not to what this relay was started for`,
+            this.secrets,
+          ),
+        );
+        return;
+      }
+      socket.write(`${JSON.stringify({ [CONTROL_KEY]: 'ready' })}\n`);
+      const key = routeKey(process, server);
+      const prestarted = this.warm.get(key);
+      this.warm.delete(key);
+      const opened = new RelayConnection(socket, route, this.shared(), prestarted);
+      connection = opened;
+      this.connections.add(opened);
+      const mine = this.byProcess.get(process) ?? new Set<RelayConnection>();
+      mine.add(opened);
+      this.byProcess.set(process, mine);
+      socket.on('close', () => {
+        this.connections.delete(opened);
+        mine.delete(opened);
+      });
+    });
+    socket.on('data', (chunk: Buffer) => {
+      decoder.push(chunk);
+    });
+  }
+}

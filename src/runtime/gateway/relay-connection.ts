@@ -1,0 +1,492 @@
+/**
+ * One authenticated relay connection in the supervisor: starts the route's real server and passes
+ * MCP between it and Codex, forwarding only what a rule admits (method-rules): each request is
+ * decided by its method's rule, the calling role's grant and the credential check over every
+ * value of its params (request-gate) — a refused `tools/call` is answered as a tool error, any
+ * other refused request as a JSON-RPC error, an unknown notification or stray answer is dropped —
+ * and every refusal is recorded. `tools/list` answers carry only the route's granted,
+ * still-pinned tools; credential values in everything the server sends are masked.
+ */
+import type { Socket } from 'node:net';
+import { performance } from 'node:perf_hooks';
+
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
+import { describeError } from '../../foundation/errors.js';
+import {
+  callerThread,
+  safeText,
+  summarizeArguments,
+  type ArgumentsSummary,
+  type CallOutcome,
+  type CallReason,
+  type CallRecord,
+  type CallerThread,
+} from './call-record.js';
+import {
+  credentialMatcher,
+  findCredentialIn,
+  type CredentialMatcher,
+} from '../../foundation/diagnostics/credential-scan.js';
+import { maskAnswer } from './mask-answer.js';
+import { FORWARDED_NOTIFICATIONS, SERVER_REQUESTS, recordsAdmitted } from './method-rules.js';
+import { decideRequest, type Decline } from './request-gate.js';
+import {
+  METHOD_NOT_FOUND,
+  REFUSED_CODE,
+  idOf,
+  isObject,
+  readClientMessage,
+  rebuild,
+  refusal,
+  rpcRefusal,
+  type ClientMessage,
+  type Id,
+} from './relay-messages.js';
+import { callerRole, type Route } from './route.js';
+import { stderrLines, withCause, type ServerFailure } from './server-failure.js';
+import { filterToolList, type DriftedTool } from './tool-filter.js';
+import { startUpstream, type Upstream } from '../probe/upstream.js';
+
+export type { Route, ThreadAttribution, ThreadGate } from './route.js';
+export { refusal } from './relay-messages.js';
+
+/** What every connection of a gateway shares. */
+export interface RelayShared {
+  matcher(): CredentialMatcher;
+  secrets(): readonly string[];
+  record(entry: CallRecord): void;
+  /** Tools of a route withheld for drift (the gateway reports each once). */
+  drifted(route: Route, tools: readonly DriftedTool[]): void;
+  /** Whether `tool` of the route was withheld for drift. */
+  isDrifted(route: Route, tool: string): boolean;
+  /** Called with the pid of a started stdio server, and with undefined when it is gone. */
+  serverGroup(pid: number, alive: boolean): void;
+  /** The server's stderr, masked, when the connection ends. */
+  stderr(route: Route, text: string): void;
+  /** The server could not start, did not answer, or went away (once per connection). */
+  failed(failure: ServerFailure): void;
+  /** Whether the session is ending: requests are refused and calls in flight end `session-ended`. */
+  stopping(): boolean;
+}
+
+interface PendingCall {
+  readonly method: string;
+  readonly tool: string;
+  readonly started: number;
+  readonly caller: CallerThread;
+  readonly role: string | null;
+  readonly args: ArgumentsSummary;
+}
+
+const NO_CALLER: CallerThread = { thread: null, parent_thread: null };
+
+/** `; its stderr ended with: …` (the last lines, unmasked: the caller masks), or nothing. */
+function stderrTail(upstream: Upstream): string {
+  const lines = stderrLines(upstream.stderrText());
+  return lines.length > 0 ? `; its stderr ended with: ${lines.join(' | ')}` : '';
+}
+
+export class RelayConnection {
+  private upstream: Upstream | undefined;
+  private failure: string | undefined;
+  private queue: JSONRPCMessage[] = [];
+  private readonly lists = new Set<Id>();
+  private readonly inits = new Set<Id>();
+  private readonly calls = new Map<Id, PendingCall>();
+  /** Requests of the server passed to Codex and not answered yet, by id. */
+  private readonly serverRequests = new Map<Id, string>();
+  private closed = false;
+  /** Whether the server answered its `initialize` (a failure before that is a start failure). */
+  private initialized = false;
+  private reported = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly route: Route,
+    private readonly shared: RelayShared,
+    /** The route's server, when the gateway started it ahead of the relay. */
+    private readonly prestarted?: Promise<Upstream>,
+  ) {
+    socket.on('close', () => {
+      void this.close();
+    });
+    void this.start();
+  }
+
+  private async start(): Promise<void> {
+    let upstream: Upstream;
+    try {
+      upstream = await (this.prestarted ?? startUpstream(this.route.definition, this.route.launch));
+    } catch (error) {
+      this.tellFailure('start', describeError(error), '');
+      this.fail(`server '${this.route.server}' could not start: ${describeError(error)}`);
+      return;
+    }
+    if (this.closed) {
+      await upstream.stop();
+      return;
+    }
+    if (!upstream.alive()) {
+      const why = upstream.describeExit();
+      await upstream.stop();
+      this.tellFailure('start', why, upstream.stderrText());
+      this.fail(
+        `server '${this.route.server}' ended before it was used: ${why}${stderrTail(upstream)}`,
+      );
+      return;
+    }
+    this.upstream = upstream;
+    if (upstream.pid !== undefined) this.shared.serverGroup(upstream.pid, true);
+    upstream.transport.onmessage = (message) => {
+      this.fromServer(message);
+    };
+    upstream.transport.onclose = () => {
+      this.serverGone();
+    };
+    upstream.transport.onerror = () => {
+      // an HTTP request that failed is answered through its own pending request
+    };
+    const queued = this.queue;
+    this.queue = [];
+    for (const message of queued) this.toServer(message);
+  }
+
+  private secrets(): readonly string[] {
+    return this.upstream === undefined
+      ? this.shared.secrets()
+      : [...this.shared.secrets(), ...this.upstream.secrets];
+  }
+
+  private mask(text: string): string {
+    return maskSecrets(text, this.secrets());
+  }
+
+  private matcherFor:
+    { base: CredentialMatcher; withServer: boolean; own: CredentialMatcher } | undefined;
+
+  /** The session's matcher, with the server's own credential values added once it started. */
+  private matcher(): CredentialMatcher {
+    const base = this.shared.matcher();
+    const withServer = this.upstream !== undefined && this.upstream.secrets.length > 0;
+    const cached = this.matcherFor;
+    if (cached?.base === base && cached.withServer === withServer) return cached.own;
+    const own = withServer ? credentialMatcher(this.secrets()) : base;
+    this.matcherFor = { base, withServer, own };
+    return own;
+  }
+
+  /** A name from a message as a record or answer may hold it. */
+  private clean(text: string): string {
+    return safeText(text, this.matcher(), this.secrets());
+  }
+
+  private write(message: JSONRPCMessage): void {
+    if (!this.socket.destroyed) this.socket.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Tells the gateway, once, that the server failed; every text masked. */
+  private tellFailure(stage: ServerFailure['stage'], reason: string, stderr: string): void {
+    // a server that goes away while the session ends is being stopped, not failing
+    if (this.reported || this.closed || this.shared.stopping()) return;
+    this.reported = true;
+    const definition = this.route.definition;
+    this.shared.failed({
+      process: this.route.process,
+      role: this.route.role,
+      server: this.route.server,
+      stage,
+      ...(definition.transport === 'streamable_http' ? { url: this.mask(definition.url) } : {}),
+      reason: this.mask(reason),
+      stderr: stderrLines(this.mask(stderr)),
+    });
+  }
+
+  /** The server could not start or is gone: requests get an error, then the relay ends. */
+  private fail(reason: string): void {
+    this.failure = this.mask(reason);
+    for (const message of this.queue) this.answerFailed(message);
+    this.queue = [];
+    this.socket.end();
+  }
+
+  private answerFailed(message: JSONRPCMessage): void {
+    const m = message as Record<string, unknown>;
+    const id = idOf(m);
+    if (id === undefined || typeof m.method !== 'string') return;
+    this.write({
+      jsonrpc: '2.0',
+      id,
+      error: { code: -32000, message: this.failure ?? 'the server is gone' },
+    });
+  }
+
+  /** A message from Codex (through the relay): forwarded only when a rule admits it. */
+  fromCodex(value: unknown): void {
+    if (this.closed) return;
+    const message = readClientMessage(value);
+    const admitted = this.admit(message);
+    const out = admitted ? rebuild(message) : undefined;
+    if (out === undefined) return;
+    if (this.failure !== undefined) {
+      this.answerFailed(out);
+      return;
+    }
+    if (this.upstream === undefined) {
+      this.queue.push(out);
+      return;
+    }
+    this.toServer(out);
+  }
+
+  /** Whether a message goes on to the server; one that does not is answered or dropped, and recorded. */
+  private admit(message: ClientMessage): boolean {
+    switch (message.kind) {
+      case 'request':
+        return this.admitRequest(message.id, message.method, message.params);
+      case 'notification':
+        return this.admitNotification(message.method, message.params);
+      case 'response':
+        return this.admitResponse(message);
+      default:
+        this.drop(message.method === '' ? 'invalid' : message.method, 'method-not-allowed');
+        return false;
+    }
+  }
+
+  private admitRequest(id: Id, method: string, params: unknown): boolean {
+    const caller = callerThread(isObject(params) ? params._meta : undefined);
+    const role = callerRole(this.route, caller);
+    const decision = decideRequest({
+      stopping: this.shared.stopping(),
+      route: this.route,
+      method,
+      params,
+      role,
+      matcher: this.matcher(),
+      isDrifted: (tool) => this.shared.isDrifted(this.route, tool),
+      clean: (text) => this.clean(text),
+    });
+    const isCall = method === 'tools/call';
+    const shown = isObject(params) ? (isCall ? params.arguments : withoutMeta(params)) : params;
+    const args = summarizeArguments(shown, this.matcher(), this.secrets());
+    const pending: PendingCall = {
+      method,
+      tool: decision.tool,
+      started: performance.now(),
+      caller,
+      role,
+      args,
+    };
+    if (decision.decline !== undefined) {
+      this.refuse(id, isCall, decision.decline);
+      this.log(pending, decision.decline.outcome, decision.decline.code, 0);
+      return false;
+    }
+    if (method === 'tools/list') this.lists.add(id);
+    else if (method === 'initialize') this.inits.add(id);
+    if (recordsAdmitted(method)) this.calls.set(id, pending);
+    return true;
+  }
+
+  private refuse(id: Id, isCall: boolean, decline: Decline): void {
+    const text = this.mask(decline.text);
+    this.write(isCall ? refusal(id, text) : rpcRefusal(id, text, decline.rpcCode ?? REFUSED_CODE));
+  }
+
+  private admitNotification(method: string, params: unknown): boolean {
+    if (!FORWARDED_NOTIFICATIONS.has(method)) {
+      this.drop(method, 'method-not-allowed');
+      return false;
+    }
+    if (findCredentialIn(params, this.matcher()) !== undefined) {
+      this.drop(method, 'credential-in-arguments');
+      return false;
+    }
+    if (method === 'notifications/cancelled' && isObject(params)) {
+      const target = params.requestId;
+      if (typeof target === 'string' || typeof target === 'number') {
+        this.finishCall(target, 'error', 'cancelled');
+      }
+    }
+    return true;
+  }
+
+  /** Codex's answer to a request of the server: only to one the server made, and checked. */
+  private admitResponse(message: Extract<ClientMessage, { kind: 'response' }>): boolean {
+    const method = this.serverRequests.get(message.id);
+    if (method === undefined) {
+      this.drop('response', 'unexpected-response');
+      return false;
+    }
+    this.serverRequests.delete(message.id);
+    const found = findCredentialIn(
+      'error' in message ? message.error : message.result,
+      this.matcher(),
+    );
+    if (found === undefined) return true;
+    this.drop(method, 'credential-in-arguments');
+    // the server still gets an answer, without what was in it
+    void this.upstream?.transport
+      .send(
+        rpcRefusal(
+          message.id,
+          `codex-mmo refused this answer [credential-in-arguments]: it contains a credential of this session (${found})`,
+        ),
+      )
+      .catch(() => undefined);
+    return false;
+  }
+
+  /** Records a message that was not forwarded (nothing to answer). */
+  private drop(method: string, code: CallReason): void {
+    this.log(
+      {
+        method,
+        tool: '',
+        started: performance.now(),
+        caller: NO_CALLER,
+        role: callerRole(this.route, NO_CALLER),
+        args: summarizeArguments(undefined, this.matcher(), this.secrets()),
+      },
+      'blocked',
+      code,
+      0,
+    );
+  }
+
+  private toServer(message: JSONRPCMessage): void {
+    const upstream = this.upstream;
+    if (upstream === undefined) return;
+    upstream.transport.send(message).catch((error: unknown) => {
+      const m = message as Record<string, unknown>;
+      const id = idOf(m);
+      if (id === undefined || typeof m.method !== 'string') return;
+      this.finishCall(id, 'error', 'rpc-error');
+      // a request that fails later is that request's error, not the server's failure
+      if (!this.initialized) this.tellFailure('start', withCause(error), '');
+      this.write({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32000,
+          message: this.mask(
+            `server '${this.route.server}'${this.route.definition.transport === 'streamable_http' ? ` at ${this.route.definition.url}` : ''}: ${withCause(error)}`,
+          ),
+        },
+      });
+    });
+  }
+
+  private log(
+    call: PendingCall,
+    outcome: CallOutcome,
+    reason: CallReason | undefined,
+    durationMs: number,
+  ): void {
+    const clean = (text: string | null): string | null => (text === null ? null : this.clean(text));
+    this.shared.record({
+      time: new Date().toISOString(),
+      process: this.route.process,
+      role: call.role,
+      thread: clean(call.caller.thread),
+      parent_thread: clean(call.caller.parent_thread),
+      server: this.route.server,
+      tool: this.clean(call.tool),
+      method: this.clean(call.method),
+      outcome,
+      ...(reason !== undefined ? { reason } : {}),
+      duration_ms: Math.round(durationMs * 1000) / 1000,
+      arguments: call.args,
+    });
+  }
+
+  private finishCall(id: Id, outcome: CallOutcome, reason?: CallReason): void {
+    const call = this.calls.get(id);
+    if (call === undefined) return;
+    this.calls.delete(id);
+    this.log(call, outcome, reason, performance.now() - call.started);
+  }
+
+  /** A message from the server, on its way to Codex. */
+  private fromServer(message: JSONRPCMessage): void {
+    const m = message as Record<string, unknown>;
+    const id = idOf(m);
+    const secrets = this.secrets();
+    const out: Record<string, unknown> = { ...m };
+    for (const key of ['result', 'params', 'error'] as const) {
+      if (key in out) out[key] = maskAnswer(out[key], this.matcher(), secrets);
+    }
+    if (id !== undefined && typeof m.method === 'string') {
+      if (!SERVER_REQUESTS.has(m.method)) {
+        // a request of the server without a rule is answered here; Codex never sees it
+        this.drop(m.method, 'method-not-allowed');
+        void this.upstream?.transport
+          .send(
+            rpcRefusal(
+              id,
+              `codex-mmo does not pass '${this.clean(m.method)}' requests to Codex`,
+              METHOD_NOT_FOUND,
+            ),
+          )
+          .catch(() => undefined);
+        return;
+      }
+      this.serverRequests.set(id, m.method);
+    } else if (id !== undefined) {
+      if (this.inits.delete(id) && isObject(out.result)) {
+        this.initialized = true;
+        const version = out.result.protocolVersion;
+        if (typeof version === 'string') this.upstream?.transport.setProtocolVersion?.(version);
+      } else if (this.lists.delete(id) && 'result' in out) {
+        const filtered = filterToolList(out.result, this.route.gate);
+        out.result = filtered.result;
+        if (filtered.drifted.length > 0) this.shared.drifted(this.route, filtered.drifted);
+      } else if (this.calls.has(id)) {
+        const failed = 'error' in out || (isObject(out.result) && out.result.isError === true);
+        this.finishCall(
+          id,
+          failed ? 'error' : 'ok',
+          failed ? ('error' in out ? 'rpc-error' : 'tool-error') : undefined,
+        );
+      }
+    }
+    this.write(out as JSONRPCMessage);
+  }
+
+  private serverGone(): void {
+    if (this.closed) return;
+    for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', 'server-gone');
+    const upstream = this.upstream;
+    const why = upstream?.describeExit() ?? 'it is gone';
+    this.tellFailure(this.initialized ? 'ended' : 'start', why, upstream?.stderrText() ?? '');
+    const reason = `server '${this.route.server}' ended: ${why}${upstream !== undefined ? stderrTail(upstream) : ''}`;
+    this.failure = this.mask(reason);
+    // a handshake in flight is answered with the server's own last words, not a closed pipe
+    for (const id of this.inits) {
+      this.write({ jsonrpc: '2.0', id, error: { code: -32000, message: this.failure } });
+    }
+    this.inits.clear();
+    this.socket.end();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const why = this.shared.stopping() ? 'session-ended' : 'server-gone';
+    for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', why);
+    this.socket.destroy();
+    const upstream = this.upstream;
+    if (upstream === undefined) return;
+    await upstream.stop();
+    if (upstream.pid !== undefined) this.shared.serverGroup(upstream.pid, false);
+    const stderr = upstream.stderrText();
+    if (stderr !== '') this.shared.stderr(this.route, maskSecrets(stderr, this.secrets()));
+  }
+}
+
+/** A request's params without `_meta` (what Codex adds), as recorded. */
+function withoutMeta(params: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(params).filter(([key]) => key !== '_meta'));
+}

@@ -1,0 +1,225 @@
+/**
+ * The gateway as a session uses it: one `GatewayHub` per session, and for each Codex process
+ * (session root or participant) its routes — every server of the process with the root role's
+ * granted tools and the snapshot's pins — its relay home, and the environment Codex gets: the
+ * built one minus every Tool MCP credential, plus the process's relay tokens. The servers
+ * themselves are started by the hub with the credentials; Codex never holds one.
+ */
+import type { MeshLaunch, RenderedHome } from '../../config/compile/types.js';
+import type { Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
+import { diagnostic } from '../../foundation/diagnostics/diagnostic.js';
+import type { ResolvedPlan, ResolvedProcess } from '../../config/profile/types.js';
+import type { CredentialSource } from '../../config/registry/credentials-types.js';
+import { referencedEnvVars } from '../../config/registry/types.js';
+import { SESSION_MARKER_ENV } from '../../foundation/process/session-marker.js';
+import { BASE_ENV_NAMES, CODEX_AUTH_ENV_NAMES } from '../session/child-env.js';
+import { baseProviderEnvNames } from '../session/process-env.js';
+import type { Snapshot } from '../../config/snapshot/types.js';
+import { callsFile } from './call-log.js';
+import type { CallRecord } from './call-record.js';
+import { GatewayHub, type DriftReport } from './gateway-hub.js';
+import type { ServerFailure } from './server-failure.js';
+import { relayHome, relayTokenNames, type RelayTarget } from './relay-home.js';
+import type { Route, ThreadAttribution } from './relay-connection.js';
+
+/** `gateway.sock` beside the mesh socket (or `<name>-gw.sock` for a socket of another name). */
+export function gatewaySocketPath(meshSocket: string): string {
+  return meshSocket.endsWith('/mesh.sock')
+    ? `${meshSocket.slice(0, -'mesh.sock'.length)}gateway.sock`
+    : meshSocket.replace(/(\.sock)?$/, '-gw.sock');
+}
+
+/** The `tool-drift` diagnostic of one withheld tool. */
+export function driftDiagnostic(report: DriftReport): Diagnostic {
+  const where =
+    report.process === 'root' ? 'the session root process' : `participant '${report.process}'`;
+  return diagnostic({
+    severity: 'warning',
+    code: 'tool-drift',
+    message:
+      `tool '${report.tool}' of server '${report.server}' ${report.pinned === undefined ? 'has no pin although its server is pinned' : 'differs from its pin'} in tool-mcp.lock; ` +
+      `it is withheld from ${where} (role '${report.role}') for this session; review it with \`codex-mmo tool-mcp probe ${report.server}\` and accept it with \`codex-mmo tool-mcp pin ${report.server}\``,
+    server: report.server,
+  });
+}
+
+export interface SessionGatewayOptions {
+  readonly sessionDir: string;
+  readonly socketPath: string;
+  readonly snapshot: Snapshot;
+  readonly plan: ResolvedPlan;
+  readonly credentials: CredentialSource;
+  /** The user's home, for `~/` in server commands and working directories. */
+  readonly home: string;
+  /** The command prefix that runs the codex-mmo CLI (for the relay entries). */
+  readonly cli: MeshLaunch;
+  /** Credential values of the session known up front (every value of the credential source is added). */
+  readonly secrets: readonly string[];
+  readonly onDrift?: (report: DriftReport) => void;
+  readonly onGroups?: (pids: readonly number[]) => void;
+  readonly onStderr?: (process: string, server: string, text: string) => void;
+  /** Every call record, as it is appended to calls.jsonl. */
+  readonly onRecord?: (entry: CallRecord) => void;
+  /** A server that could not start, did not answer its first request, or went away (masked). */
+  readonly onServerFailure?: (failure: ServerFailure) => void;
+  /**
+   * The model wire's role of a thread (undefined: not seen). Given, every call is checked against
+   * its calling thread's role; a call the wire cannot attribute is refused where roles differ.
+   */
+  readonly roleOfThread?: (threadId: string) => ThreadAttribution | undefined;
+}
+
+export interface ProcessLaunchInput {
+  /** `root` or the participant id. */
+  readonly processId: string;
+  readonly process: ResolvedProcess;
+  /** The rendered home with the real server definitions. */
+  readonly rendered: RenderedHome;
+  /** The environment built for the Codex process (it still holds the servers' credentials). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Codex's working directory: where a stdio server without `cwd` starts. */
+  readonly cwd: string;
+}
+
+export interface ProcessLaunch {
+  readonly rendered: RenderedHome;
+  /** The Codex process's environment: no Tool MCP credential, the relay tokens added. */
+  readonly env: Record<string, string>;
+  /** The relay tokens (for masking). */
+  readonly tokens: readonly string[];
+}
+
+/**
+ * Names of `env` that only Tool MCP servers need: referenced by a server of the process and not
+ * one of the base, Codex auth or model provider names Codex itself uses.
+ */
+export function toolCredentialNames(
+  plan: ResolvedPlan,
+  process: ResolvedProcess,
+  base: Snapshot['base'],
+): string[] {
+  const keep = new Set([...BASE_ENV_NAMES, ...CODEX_AUTH_ENV_NAMES, ...baseProviderEnvNames(base)]);
+  const names = new Set<string>(process.env);
+  for (const id of process.servers) {
+    const definition = plan.servers[id];
+    if (definition !== undefined) for (const name of referencedEnvVars(definition)) names.add(name);
+  }
+  return [...names].filter((name) => !keep.has(name) && !name.startsWith('LC_')).sort();
+}
+
+export class SessionGateway {
+  private constructor(
+    private readonly options: SessionGatewayOptions,
+    readonly hub: GatewayHub,
+  ) {}
+
+  static async start(options: SessionGatewayOptions): Promise<SessionGateway> {
+    const hub = await GatewayHub.start({
+      socketPath: options.socketPath,
+      callsFile: callsFile(options.sessionDir),
+      secrets: [...options.secrets, ...options.credentials.secretValues()],
+      ...(options.onDrift !== undefined ? { onDrift: options.onDrift } : {}),
+      ...(options.onGroups !== undefined ? { onGroups: options.onGroups } : {}),
+      ...(options.onRecord !== undefined ? { onRecord: options.onRecord } : {}),
+      ...(options.onServerFailure !== undefined
+        ? { onServerFailure: options.onServerFailure }
+        : {}),
+      onStderr: (route: Route, text: string) => {
+        options.onStderr?.(route.process, route.server, text);
+      },
+    });
+    return new SessionGateway(options, hub);
+  }
+
+  get socketPath(): string {
+    return this.options.socketPath;
+  }
+
+  /** Routes, relay home and environment of one Codex process. */
+  prepareProcess(input: ProcessLaunchInput): ProcessLaunch {
+    const { plan, snapshot } = this.options;
+    const servers = input.process.servers.filter(
+      (id) => (snapshot.servers[id] ?? plan.servers[id]) !== undefined,
+    );
+    const target: RelayTarget = {
+      cli: this.options.cli,
+      socketPath: this.options.socketPath,
+      process: input.processId,
+      servers,
+    };
+    const env: Record<string, string> = { ...input.env };
+    const credentialNames = toolCredentialNames(plan, input.process, snapshot.base);
+    this.hub.addSecrets(
+      credentialNames.flatMap((name) => (env[name] !== undefined ? [env[name]] : [])),
+    );
+    for (const name of credentialNames) Reflect.deleteProperty(env, name);
+    // what Codex would have started its servers with: its own environment, without tokens
+    const codexEnv = { ...env };
+    const grants = plan.roles[input.process.root]?.grants ?? {};
+    const names = relayTokenNames(target);
+    const tokens: string[] = [];
+    servers.forEach((server, index) => {
+      const defined = snapshot.servers[server] ?? plan.servers[server];
+      if (defined === undefined) return;
+      // a stdio server carries the session's marker, so no stop path leaves it running
+      const marker = env[SESSION_MARKER_ENV];
+      const definition =
+        marker !== undefined && defined.transport === 'stdio'
+          ? { ...defined, env: { ...defined.env, [SESSION_MARKER_ENV]: marker } }
+          : defined;
+      const pins = snapshot.pins[server];
+      const grant = grants[server];
+      const roleOfThread = this.options.roleOfThread;
+      const roles: Record<string, Set<string>> = {};
+      for (const role of input.process.roles) {
+        const own = plan.roles[role]?.grants[server];
+        if (own !== undefined) roles[role] = new Set(own.enabled_tools);
+      }
+      const rootTools = [...(roles[input.process.root] ?? [])].sort().join('\n');
+      const differs = input.process.roles.some(
+        (role) => [...(roles[role] ?? [])].sort().join('\n') !== rootTools,
+      );
+      const everyRole = input.process.roles.every((role) => roles[role] !== undefined);
+      const token = this.hub.addRoute(
+        {
+          process: input.processId,
+          role: input.process.root,
+          server,
+          definition,
+          gate: {
+            // with per-thread checks the process offers what any of its roles is granted
+            allowed: new Set(
+              roleOfThread !== undefined
+                ? Object.values(roles).flatMap((tools) => [...tools])
+                : (grant?.enabled_tools ?? []),
+            ),
+            ...(pins !== undefined ? { pins } : {}),
+          },
+          launch: {
+            env: codexEnv,
+            home: this.options.home,
+            cwd: input.cwd,
+            credentials: this.options.credentials,
+          },
+          ...(roleOfThread !== undefined
+            ? { threads: { roleOf: roleOfThread, roles, differs, everyRole } }
+            : {}),
+        },
+        // a server the root role uses is started at once; Codex will ask for it
+        { prestart: grant !== undefined },
+      );
+      const name = names[index];
+      if (name !== undefined) env[name] = token;
+      tokens.push(token);
+    });
+    return { rendered: relayHome(input.rendered, target), env, tokens };
+  }
+
+  closeProcess(processId: string): Promise<void> {
+    return this.hub.closeProcess(processId);
+  }
+
+  close(): Promise<void> {
+    return this.hub.close();
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `mesh serve`: the process Codex starts for `mmo_mesh`. Finds the session broker through the
+ * session record, introduces itself as the given process with that process's mesh credential
+ * (from its environment), and serves the mesh tools over stdio
+ * until its input closes. The session root's server of an interactive run also puts participants'
+ * approval requests to the person at the TUI (tui-approvals.ts). Without a reachable broker it still serves, answering every call with
+ * a clear tool error, so a session never fails just because a mesh call cannot be honoured.
+ */
+import type { Readable, Writable } from 'node:stream';
+
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+
+import { promptApprovals } from '../approvals/tui-approvals.js';
+import { describeError } from '../../foundation/errors.js';
+import { readSessionRecord } from '../session/session-store.js';
+import { BrokerClient } from './broker-client.js';
+import { createMeshServer, type MeshServerInfo } from './mesh-server.js';
+import { MeshError, type MeshBackend, type MeshCaller } from '../protocol/mesh-protocol.js';
+
+export interface ServeMeshOptions {
+  readonly sessionDir: string;
+  readonly caller: MeshCaller;
+  /** The calling Codex process's mesh credential (`CODEX_MMO_MESH_TOKEN`), if it has one. */
+  readonly token?: string;
+  readonly stdin: Readable;
+  readonly stdout: Writable;
+}
+
+/** A backend whose every call fails with the same error. */
+export function failingBackend(error: MeshError): MeshBackend {
+  const fail = (): Promise<never> => Promise.reject(error);
+  return { spawn: fail, send: fail, wait: fail, list: fail, stop: fail };
+}
+
+/** A backend whose every call fails with the same explanation. */
+export function unavailableBackend(message: string): MeshBackend {
+  return failingBackend(new MeshError('unavailable', message));
+}
+
+async function connectBackend(
+  options: ServeMeshOptions,
+): Promise<{ backend: MeshBackend; info: MeshServerInfo; client?: BrokerClient }> {
+  const fallbackInfo: MeshServerInfo = { role: options.caller.process, spawn: [], control: [] };
+  let socketPath: string;
+  try {
+    socketPath = (await readSessionRecord(options.sessionDir)).mesh_socket;
+  } catch (error) {
+    return {
+      backend: unavailableBackend(
+        `no running codex-mmo session at ${options.sessionDir} (${describeError(error)}); start the profile with 'codex-mmo run' or 'codex-mmo exec'`,
+      ),
+      info: fallbackInfo,
+    };
+  }
+  try {
+    const { client, hello } = await BrokerClient.connect(socketPath, options.caller, options.token);
+    return {
+      backend: client,
+      info: { role: hello.role, spawn: hello.spawn, control: hello.control },
+      client,
+    };
+  } catch (error) {
+    const backend =
+      error instanceof MeshError ? failingBackend(error) : unavailableBackend(describeError(error));
+    return { backend, info: fallbackInfo };
+  }
+}
+
+/** Serves `mmo_mesh` on the given streams; resolves when the input closes. */
+export async function serveMesh(options: ServeMeshOptions): Promise<void> {
+  const { backend, info, client } = await connectBackend(options);
+  const server = createMeshServer(backend, info);
+  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const done = new Promise<void>((resolve) => {
+    options.stdin.once('end', resolve);
+    options.stdin.once('close', resolve);
+    transport.onclose = () => {
+      resolve();
+    };
+  });
+  // the root of an interactive run is asked about participants' approvals (an MCP elicitation)
+  if (client !== undefined && options.caller.participant === 'root') {
+    server.server.oninitialized = () => {
+      if (server.server.getClientCapabilities()?.elicitation?.form === undefined) return;
+      void promptApprovals(server.server, client).catch(() => undefined);
+    };
+  }
+  await server.connect(transport);
+  await done;
+  client?.close();
+  await server.close().catch(() => undefined);
+}

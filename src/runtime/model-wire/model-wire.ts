@@ -1,0 +1,435 @@
+/**
+ * The model wire of a session: a local Responses API proxy (127.0.0.1) between every Codex
+ * process of the session and the provider the operator configured. Each process reaches it
+ * under its own unguessable path; the first request of each thread attributes the thread to a
+ * role (thread-roles), and every request's `tools` is narrowed to that role's grants — its MCP
+ * servers and tools, `mmo_mesh` described for its own lists, `spawn_agent` offering only its own
+ * native roles — before it is forwarded; a sub-agent its parent role may not start is refused. Headers, credentials and the response stream pass through unchanged and are never
+ * logged or stored; only attributions and removals are recorded.
+ */
+import { randomBytes } from 'node:crypto';
+import { appendFile } from 'node:fs/promises';
+import {
+  Agent as HttpAgent,
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+
+import { parse, stringify } from 'smol-toml';
+
+import type { RenderedHome } from '../../config/compile/types.js';
+import type { ProfileData, ResolvedPlan } from '../../config/profile/types.js';
+import type { TomlTable } from '../../foundation/toml/parse-toml.js';
+import { narrowAgentTypes } from './agent-types.js';
+import { filterTools } from './filter-tools.js';
+import { describeMeshFor } from './mesh-offer.js';
+import {
+  pointAtWire,
+  providerRoute,
+  upstreamOf,
+  type ProviderRoute,
+} from '../../config/compile/provider-route.js';
+import {
+  reachesResources,
+  wireProcess,
+  type WireProcess,
+} from '../../config/compile/role-grants.js';
+import { ThreadRoles } from './thread-roles.js';
+import { callableNames, unofferedCalls } from './unoffered-calls.js';
+import { wireIdentity, type WireIdentity } from './wire-request.js';
+
+/** One line of `<session>/logs/model-wire.jsonl`. */
+export interface WireRecord {
+  readonly time: string;
+  readonly process: string;
+  readonly thread: string | null;
+  readonly parent_thread?: string;
+  /** The attributed role; null for a request that could not be attributed (fail closed). */
+  readonly role: string | null;
+  readonly event: 'thread' | 'unattributed' | 'refused' | 'websocket-refused';
+  readonly reason?: string;
+  /** Tools removed from the request (`server` or `server.tool`). */
+  readonly removed?: readonly string[];
+  /** What the request kept (server → model tool names). */
+  readonly offered?: Readonly<Record<string, readonly string[]>>;
+  /** Roles of the process removed from the request's `spawn_agent` agent types. */
+  readonly agent_types_removed?: readonly string[];
+  /** Codex's generic resource functions removed from the request. */
+  readonly functions_removed?: readonly string[];
+}
+
+export interface ModelWireOptions {
+  readonly profile: ProfileData;
+  readonly plan: ResolvedPlan;
+  /** The base Codex settings the session renders with (they name the provider). */
+  readonly base: TomlTable;
+  /** Where records are appended (JSON lines), if anywhere. */
+  readonly logFile?: string;
+  /** Called once for each call a model made to a tool its Codex process did not offer it. */
+  readonly onUnofferedCall?: (call: UnofferedCallOf) => void;
+}
+
+/** A call to a tool the thread's Codex process does not have: Codex refused it itself. */
+export interface UnofferedCallOf {
+  readonly process: string;
+  readonly role: string | null;
+  readonly thread: string | null;
+  readonly parentThread: string | null;
+  readonly server: string;
+  readonly tool: string;
+}
+
+interface RegisteredProcess {
+  readonly id: string;
+  readonly wire: WireProcess;
+}
+
+/** Who a thread is, for the gateway and `session calls`. */
+export interface ThreadRole {
+  readonly process: string;
+  readonly role: string | null;
+  readonly parentThread?: string;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+const decoders: Record<string, (b: Buffer) => Promise<Buffer>> = {
+  gzip: promisify(gunzip),
+  deflate: promisify(inflate),
+  br: promisify(brotliDecompress),
+};
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function forwardHeaders(
+  headers: IncomingHttpHeaders,
+  drop: readonly string[],
+): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || drop.includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+async function readAll(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function sendError(res: ServerResponse, status: number, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ error: { message: `codex-mmo model wire: ${message}` } }));
+}
+
+export class ModelWire {
+  /** How the provider is fronted, or why it cannot be. */
+  readonly route: ProviderRoute;
+  /** Every record so far, in order. */
+  readonly records: WireRecord[] = [];
+  private readonly threads = new ThreadRoles();
+  /** Call ids each thread's requests have carried so far. */
+  private readonly calls = new Map<string, Set<string>>();
+  private readonly processes = new Map<string, RegisteredProcess>();
+  private readonly httpAgent = new HttpAgent({ keepAlive: true });
+  private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
+  private logChain: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly options: ModelWireOptions,
+    private readonly server: Server | undefined,
+    private readonly origin: string,
+  ) {
+    this.route = providerRoute(options.base);
+  }
+
+  /**
+   * Starts the wire for a session. For a provider it cannot front no server is started:
+   * `enforcing` is false and `home` leaves rendered homes unchanged.
+   */
+  static async start(options: ModelWireOptions): Promise<ModelWire> {
+    if (providerRoute(options.base).kind === 'unfrontable')
+      return new ModelWire(options, undefined, '');
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = server.address() as AddressInfo;
+    const wire = new ModelWire(options, server, `http://127.0.0.1:${port}`);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      wire.handle(req, res).catch((error: unknown) => {
+        sendError(res, 502, error instanceof Error ? error.message : String(error));
+      });
+    });
+    server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
+      const key = (req.url ?? '').split('/')[2] ?? '';
+      const process = wire.processes.get(key);
+      wire.record({
+        process: process?.id ?? '?',
+        thread: null,
+        role: null,
+        event: 'websocket-refused',
+        reason: 'the model wire speaks HTTP only',
+      });
+      socket.end('HTTP/1.1 426 Upgrade Required\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    });
+    return wire;
+  }
+
+  /** True when requests go through the wire and are narrowed per role. */
+  get enforcing(): boolean {
+    return this.server !== undefined;
+  }
+
+  /**
+   * Registers one Codex process (`processId`: `root` or a participant id) rooted at the rendered
+   * home's role and returns the home pointed at the wire. Unchanged when not enforcing.
+   */
+  home(rendered: RenderedHome, processId: string): RenderedHome {
+    if (!this.enforcing) return rendered;
+    const wire = wireProcess(this.options.profile, this.options.plan, rendered.process);
+    if (wire === undefined) return rendered;
+    const key = randomBytes(16).toString('hex');
+    this.processes.set(key, { id: processId, wire });
+    const files = new Map(rendered.files);
+    const config = files.get('config.toml');
+    if (config !== undefined) {
+      const table = pointAtWire(parse(config), this.route, `${this.origin}/p/${key}`);
+      files.set('config.toml', stringify(table));
+    }
+    return { process: rendered.process, files };
+  }
+
+  /** The role of a thread the wire has seen (null: seen but unattributed); undefined if unseen. */
+  roleOfThread(threadId: string): ThreadRole | undefined {
+    const entry = this.threads.entry(threadId);
+    if (entry === undefined) return undefined;
+    return {
+      process: entry.process,
+      role: entry.role,
+      ...(entry.parentThread !== undefined ? { parentThread: entry.parentThread } : {}),
+    };
+  }
+
+  async close(): Promise<void> {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+    if (this.server !== undefined) {
+      const server = this.server;
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          resolve();
+        });
+      });
+    }
+    await this.logChain;
+  }
+
+  private record(fields: Omit<WireRecord, 'time'>): void {
+    const record: WireRecord = { time: new Date().toISOString(), ...fields };
+    this.records.push(record);
+    const file = this.options.logFile;
+    if (file !== undefined) {
+      this.logChain = this.logChain
+        .then(() => appendFile(file, `${JSON.stringify(record)}\n`, { mode: 0o600 }))
+        .catch(() => undefined);
+    }
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const match = /^\/p\/([0-9a-f]{32})(\/.*)?$/.exec(url);
+    const process = match?.[1] !== undefined ? this.processes.get(match[1]) : undefined;
+    if (process === undefined) {
+      sendError(res, 404, 'unknown process');
+      return;
+    }
+    const upstreamBase = upstreamOf(this.route, req.headers);
+    if (upstreamBase === undefined) {
+      sendError(res, 502, 'no upstream');
+      return;
+    }
+    const rest = match?.[2] ?? '';
+    const target = new URL(upstreamBase.replace(/\/+$/, '') + rest);
+    const path = rest.split('?')[0] ?? '';
+    if (req.method !== 'POST' || !path.endsWith('/responses')) {
+      // everything else (model lists, …) passes through as it is, streamed both ways
+      this.forward(req, res, target, undefined);
+      return;
+    }
+    const raw = await readAll(req);
+    const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    let body: Record<string, unknown>;
+    try {
+      const decode = decoders[encoding];
+      if (encoding !== 'identity' && decode === undefined) {
+        throw new Error(`a ${encoding}-compressed request cannot be read`);
+      }
+      const text = (decode === undefined ? raw : await decode(raw)).toString('utf8');
+      const parsed: unknown = JSON.parse(text);
+      if (!isRecord(parsed)) throw new Error('the request body is not a JSON object');
+      body = parsed;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      this.record({ process: process.id, thread: null, role: null, event: 'refused', reason });
+      sendError(res, 400, `refused: ${reason}`);
+      return;
+    }
+    const identity = wireIdentity(req.headers, body);
+    const { attribution, entry, first } = this.threads.resolve(process.id, process.wire, identity);
+    const role = attribution.ok ? attribution.role : undefined;
+    const tools = Array.isArray(body.tools) ? body.tools : [];
+    this.noteUnoffered(process.id, identity, attribution.ok ? entry.role : null, body.input, tools);
+    const filtered = filterTools(
+      tools,
+      role,
+      process.wire.servers,
+      role !== undefined && reachesResources(process.wire, role),
+    );
+    const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);
+    const offered = describeMeshFor(agentTypes.tools, role);
+    const thread = identity.threadId ?? null;
+    const parent =
+      identity.parentThreadId !== undefined ? { parent_thread: identity.parentThreadId } : {};
+    if (!attribution.ok && attribution.refused === true) {
+      // a sub-agent its parent role may not start: none of its requests reaches the provider
+      if (first) {
+        this.record({
+          process: process.id,
+          thread,
+          ...parent,
+          role: null,
+          event: 'refused',
+          reason: attribution.reason,
+        });
+      }
+      sendError(res, 403, `refused: ${attribution.reason}`);
+      return;
+    }
+    if (!attribution.ok) {
+      this.record({
+        process: process.id,
+        thread,
+        ...parent,
+        role: null,
+        event: 'unattributed',
+        reason: attribution.reason,
+        removed: filtered.removed,
+      });
+    } else if (first) {
+      this.record({
+        process: process.id,
+        thread,
+        ...parent,
+        role: entry.role,
+        event: 'thread',
+        removed: filtered.removed,
+        offered: filtered.kept,
+        ...(agentTypes.dropped.length > 0 ? { agent_types_removed: agentTypes.dropped } : {}),
+        ...(filtered.functionsRemoved.length > 0
+          ? { functions_removed: filtered.functionsRemoved }
+          : {}),
+      });
+    }
+    const out = Buffer.from(
+      JSON.stringify(Array.isArray(body.tools) ? { ...body, tools: offered } : body),
+      'utf8',
+    );
+    this.forward(req, res, target, out);
+  }
+
+  /** Reports each call of the input, seen for the first time, to a tool not in `tools`. */
+  private noteUnoffered(
+    process: string,
+    identity: WireIdentity,
+    role: string | null,
+    input: unknown,
+    tools: readonly unknown[],
+  ): void {
+    const report = this.options.onUnofferedCall;
+    const thread = identity.threadId;
+    if (report === undefined || thread === undefined) return;
+    const seen = this.calls.get(thread) ?? new Set<string>();
+    this.calls.set(thread, seen);
+    for (const call of unofferedCalls(input, callableNames(tools), seen)) {
+      report({
+        process,
+        role,
+        thread,
+        parentThread: identity.parentThreadId ?? null,
+        server: call.server,
+        tool: call.tool,
+      });
+    }
+  }
+
+  /** Sends the request upstream (`body`, or the request stream) and pipes the answer back. */
+  private forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: URL,
+    body: Buffer | undefined,
+  ): void {
+    const headers = forwardHeaders(
+      req.headers,
+      body !== undefined ? ['content-length', 'content-encoding'] : [],
+    );
+    if (body !== undefined) headers['content-length'] = body.length;
+    const secure = target.protocol === 'https:';
+    const upstream = (secure ? httpsRequest : httpRequest)(target, {
+      method: req.method ?? 'GET',
+      headers,
+      agent: secure ? this.httpsAgent : this.httpAgent,
+    });
+    upstream.setNoDelay(true);
+    upstream.on('response', (answer) => {
+      const out: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      }
+      res.writeHead(answer.statusCode ?? 502, out);
+      res.flushHeaders();
+      answer.pipe(res);
+      answer.on('error', () => res.destroy());
+    });
+    upstream.on('error', (error) => {
+      sendError(res, 502, `the provider could not be reached (${error.message})`);
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) upstream.destroy();
+    });
+    if (body !== undefined) upstream.end(body);
+    else req.pipe(upstream);
+  }
+}

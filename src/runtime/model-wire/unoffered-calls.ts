@@ -1,0 +1,73 @@
+/**
+ * Calls a model made to tools its Codex process does not have (pure): a `function_call` item of a
+ * request's `input` whose name is none of the functions the request's own `tools` (as Codex sent
+ * them, before the wire narrowed them) lists. Codex answers such a call itself ("unsupported
+ * call") and it never reaches a server, so the wire is the only place that sees it.
+ */
+import { MESH_SERVER_NAME } from '../protocol/mesh-protocol.js';
+
+const MCP_PREFIX = 'mcp__';
+
+export interface UnofferedCall {
+  readonly callId: string;
+  /** The MCP server the name points at (`mcp__<server>`), or `codex` for any other function. */
+  readonly server: string;
+  readonly tool: string;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Every callable name of a `tools` array: `name`, and `namespace.tool` and `namespace__tool`. */
+export function callableNames(tools: readonly unknown[]): Set<string> {
+  const names = new Set<string>();
+  for (const tool of tools) {
+    if (!isRecord(tool) || typeof tool.name !== 'string') continue;
+    if (tool.type === 'namespace' && Array.isArray(tool.tools)) {
+      for (const inner of tool.tools) {
+        if (!isRecord(inner) || typeof inner.name !== 'string') continue;
+        names.add(`${tool.name}.${inner.name}`);
+        names.add(`${tool.name.replace(/__$/, '')}__${inner.name}`);
+      }
+    } else names.add(tool.name);
+  }
+  return names;
+}
+
+function splitName(namespace: string | undefined, name: string): { server: string; tool: string } {
+  const full = namespace !== undefined ? `${namespace.replace(/__$/, '')}__${name}` : name;
+  if (!full.startsWith(MCP_PREFIX)) return { server: 'codex', tool: full };
+  const rest = full.slice(MCP_PREFIX.length);
+  const at = namespace !== undefined ? namespace.replace(/__$/, '').length - 5 : rest.indexOf('__');
+  if (at <= 0) return { server: rest, tool: '' };
+  const server = rest.slice(0, at);
+  return {
+    server: server === MESH_SERVER_NAME ? MESH_SERVER_NAME : server,
+    tool: rest.slice(at + 2),
+  };
+}
+
+/** The `function_call` items of `input` not among `names`, except those in `seen` (added to it). */
+export function unofferedCalls(
+  input: unknown,
+  names: ReadonlySet<string>,
+  seen: Set<string>,
+): UnofferedCall[] {
+  const out: UnofferedCall[] = [];
+  if (!Array.isArray(input)) return out;
+  for (const item of input) {
+    if (!isRecord(item) || item.type !== 'function_call' || typeof item.name !== 'string') continue;
+    const callId = typeof item.call_id === 'string' ? item.call_id : '';
+    if (callId === '' || seen.has(callId)) continue;
+    seen.add(callId);
+    const namespace = typeof item.namespace === 'string' ? item.namespace : undefined;
+    const offered =
+      namespace !== undefined
+        ? names.has(`${namespace}.${item.name}`) ||
+          names.has(`${namespace.replace(/__$/, '')}__${item.name}`)
+        : names.has(item.name);
+    if (!offered) out.push({ callId, ...splitName(namespace, item.name) });
+  }
+  return out;
+}

@@ -1,0 +1,299 @@
+/**
+ * Talks to a running Tool MCP server the way Codex 0.149 does: MCP `initialize` (client
+ * `codex-mcp-client`, elicitation capability), `notifications/initialized`, then `tools/list`
+ * following `nextCursor` to the end, all within the startup timeout. The server is started and
+ * stopped by the gateway's upstream (`gateway/upstream.ts`), as in a session. Failures come back
+ * as data; everything the server said is masked.
+ */
+import { performance } from 'node:perf_hooks';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { z } from 'zod';
+
+import { countOf } from '../../foundation/diagnostics/count-words.js';
+import { describeError } from '../../foundation/errors.js';
+import { VERSION } from '../../foundation/version.js';
+import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
+import {
+  UpstreamStartError,
+  clientTransport,
+  openUpstream,
+  type Upstream,
+  type UpstreamTarget,
+} from './upstream.js';
+import { toolSurfaceOf, type ToolSurface } from './tool-surface.js';
+
+/** Most `tools/list` pages followed before the server is considered broken. */
+export const MAX_TOOL_PAGES = 1000;
+
+/** Where the server is: a resolved stdio command, or a URL with its headers. */
+export type LiveTarget = UpstreamTarget;
+
+export interface LiveOptions {
+  readonly startupTimeoutMs: number;
+  /** Credential values to mask in everything reported. */
+  readonly secrets: readonly string[];
+  /** Grace between SIGTERM and SIGKILL when stopping a stdio server. */
+  readonly graceMs?: number;
+}
+
+export interface ServerInfo {
+  readonly name: string;
+  readonly version: string;
+  readonly title?: string;
+}
+
+export interface LiveSurface {
+  readonly serverInfo: ServerInfo;
+  readonly protocolVersion: string;
+  /** In the order the server listed them; duplicates removed (first one kept). */
+  readonly tools: readonly ToolSurface[];
+  readonly duplicateTools: readonly string[];
+  readonly timeToReadyMs: number;
+}
+
+export type FailureKind = 'start-failed' | 'timeout' | 'protocol-error';
+
+export interface LiveOutcome {
+  readonly surface?: LiveSurface;
+  readonly failure?: { readonly kind: FailureKind; readonly reason: string };
+  /** The server's recent stderr (stdio only), masked. */
+  readonly stderr: string;
+  /** Stdout lines that were not JSON-RPC (stdio only): how many, and the first few, masked. */
+  readonly noise: { readonly count: number; readonly lines: readonly string[] };
+}
+
+const looseText = z
+  .string()
+  .nullish()
+  .transform((v) => v ?? undefined);
+
+const ListToolsPage = z.looseObject({
+  tools: z.array(
+    z.looseObject({
+      name: z.string(),
+      title: looseText,
+      description: looseText,
+      inputSchema: z.record(z.string(), z.unknown()),
+      annotations: z.record(z.string(), z.unknown()).nullish(),
+    }),
+  ),
+  nextCursor: looseText,
+});
+
+const ANNOTATION_FIELDS: Readonly<Record<string, 'string' | 'boolean'>> = {
+  title: 'string',
+  readOnlyHint: 'boolean',
+  destructiveHint: 'boolean',
+  idempotentHint: 'boolean',
+  openWorldHint: 'boolean',
+};
+
+/** The annotation fields Codex understands, with the right types; others are dropped. */
+export function knownAnnotations(
+  raw: Record<string, unknown> | null | undefined,
+): Record<string, unknown> | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, type] of Object.entries(ANNOTATION_FIELDS)) {
+    const value = raw[key];
+    if (typeof value === type) out[key] = value;
+  }
+  return out;
+}
+
+function timeoutAfter(ms: number, onTimeout: () => void): { cancel: () => void } {
+  const timer = setTimeout(onTimeout, ms);
+  return {
+    cancel: () => {
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** Reason text for an HTTP-level failure, or undefined when the error is not one. */
+function httpFailure(error: unknown): string | undefined {
+  if (error instanceof StreamableHTTPError) {
+    const status = error.code;
+    if (status === 401 || status === 403) {
+      return `the server answered HTTP ${status}; check the bearer token and headers (${error.message})`;
+    }
+    return status !== undefined && status > 0
+      ? `the server answered HTTP ${status}: ${error.message}`
+      : error.message;
+  }
+  if (error instanceof Error && error.name === 'UnauthorizedError') {
+    return 'the server answered 401 Unauthorized; check the bearer token or headers';
+  }
+  if (error instanceof TypeError && /fetch failed/i.test(error.message)) {
+    const cause = (error as { cause?: unknown }).cause;
+    return `cannot connect (${cause === undefined ? error.message : describeError(cause)})`;
+  }
+  return undefined;
+}
+
+/** Starts (stdio) or connects to (HTTP) the server, lists its tools, and stops it. */
+// eslint-disable-next-line max-lines-per-function -- one start-list-stop sequence whose failure paths all stop the server it started
+export async function listToolsLive(
+  target: LiveTarget,
+  options: LiveOptions,
+): Promise<LiveOutcome> {
+  const mask = (text: string): string => maskSecrets(text, options.secrets);
+  const started = performance.now();
+  let upstream: Upstream;
+  try {
+    upstream = await openUpstream(target, {
+      secrets: options.secrets,
+      ...(options.graceMs !== undefined ? { graceMs: options.graceMs } : {}),
+    });
+  } catch (error) {
+    const cause = error instanceof UpstreamStartError ? error.cause : error;
+    return {
+      failure: {
+        kind: 'start-failed',
+        reason: `cannot start ${target.transport === 'stdio' ? target.command : 'the server'}: ${mask(describeError(cause))}`,
+      },
+      stderr: '',
+      noise: { count: 0, lines: [] },
+    };
+  }
+  const stdio = upstream.stdio;
+  const http = upstream.http;
+  const client = new Client(
+    { name: 'codex-mcp-client', title: 'Codex', version: VERSION },
+    { capabilities: { elicitation: { form: {}, url: {} } } },
+  );
+  const abort = new AbortController();
+  let timedOut = false;
+  const timer = timeoutAfter(options.startupTimeoutMs, () => {
+    timedOut = true;
+    abort.abort(new Error('startup timeout'));
+  });
+  // the SDK's own per-request timer must not fire before ours
+  const requestOptions = { signal: abort.signal, timeout: options.startupTimeoutMs + 60_000 };
+  let surface: LiveSurface | undefined;
+  let failure: LiveOutcome['failure'];
+  try {
+    await client.connect(clientTransport(upstream), requestOptions);
+    const tools: ToolSurface[] = [];
+    const duplicates: string[] = [];
+    const seen = new Set<string>();
+    const cursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page >= MAX_TOOL_PAGES) {
+        throw new ProtocolFailure(`tools/list did not end after ${MAX_TOOL_PAGES} pages`);
+      }
+      const result = await client.request(
+        { method: 'tools/list', ...(cursor !== undefined ? { params: { cursor } } : {}) },
+        ListToolsPage,
+        requestOptions,
+      );
+      for (const raw of result.tools) {
+        if (seen.has(raw.name)) {
+          duplicates.push(raw.name);
+          continue;
+        }
+        seen.add(raw.name);
+        const annotations = knownAnnotations(raw.annotations);
+        tools.push(
+          toolSurfaceOf({
+            name: raw.name,
+            title: raw.title,
+            description: raw.description,
+            inputSchema: raw.inputSchema,
+            ...(annotations !== undefined ? { annotations } : {}),
+          }),
+        );
+      }
+      cursor = result.nextCursor;
+      if (cursor === undefined || cursor === '') break;
+      if (cursors.has(cursor)) {
+        throw new ProtocolFailure(`tools/list returned the cursor "${cursor}" twice`);
+      }
+      cursors.add(cursor);
+    }
+    const info = client.getServerVersion();
+    surface = {
+      serverInfo: {
+        name: info?.name ?? '',
+        version: info?.version ?? '',
+        ...(info?.title !== undefined ? { title: info.title } : {}),
+      },
+      protocolVersion: stdio?.protocolVersion ?? http?.protocolVersion ?? '',
+      tools,
+      duplicateTools: duplicates,
+      timeToReadyMs: Math.round(performance.now() - started),
+    };
+  } catch (error) {
+    failure = await classify(error);
+  } finally {
+    timer.cancel();
+  }
+  await stopServer();
+  const noise = stdio
+    ? { count: stdio.noiseCount, lines: stdio.noise.map((l) => mask(truncate(l, 200))) }
+    : { count: 0, lines: [] };
+  return {
+    ...(surface !== undefined ? { surface } : {}),
+    ...(failure !== undefined ? { failure } : {}),
+    stderr: stdio ? mask(stdio.stderrText()) : '',
+    noise,
+  };
+
+  async function classify(error: unknown): Promise<NonNullable<LiveOutcome['failure']>> {
+    const seconds = options.startupTimeoutMs / 1000;
+    if (timedOut) {
+      if (stdio && stdio.noiseCount > 0 && stdio.messages === 0) {
+        return {
+          kind: 'protocol-error',
+          reason: `the server wrote ${countOf(stdio.noiseCount, 'line')} to stdout that are not JSON-RPC and never answered initialize within ${seconds} s`,
+        };
+      }
+      return {
+        kind: 'timeout',
+        reason: `the server was not ready (initialize and tools/list) within startup_timeout_sec = ${seconds}`,
+      };
+    }
+    if (error instanceof ProtocolFailure)
+      return { kind: 'protocol-error', reason: mask(error.message) };
+    if (stdio) {
+      if (stdio.spawnError) {
+        return {
+          kind: 'start-failed',
+          reason: `cannot start ${target.transport === 'stdio' ? target.command : 'the server'}: ${mask(describeError(stdio.spawnError))}`,
+        };
+      }
+      if (stdio.fatalProtocolError !== undefined) {
+        return { kind: 'protocol-error', reason: stdio.fatalProtocolError };
+      }
+      if (stdio.exitedUnprompted) {
+        await stdio.waitForExit(1000);
+        return {
+          kind: 'start-failed',
+          reason: `the server process ended before it was ready: ${stdio.describeExit()}`,
+        };
+      }
+    } else {
+      const reason = httpFailure(error);
+      if (reason !== undefined) return { kind: 'start-failed', reason: mask(reason) };
+    }
+    return {
+      kind: 'protocol-error',
+      reason: `the server broke the MCP protocol: ${mask(truncate(describeError(error), 500))}`,
+    };
+  }
+
+  async function stopServer(): Promise<void> {
+    // an HTTP server that failed is not asked to end a session it may never have begun
+    if (http !== undefined && surface === undefined) await http.close().catch(() => undefined);
+    else await upstream.stop();
+  }
+}
+
+class ProtocolFailure extends Error {}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}

@@ -1,0 +1,231 @@
+/**
+ * `probeServer`: starts one Tool MCP server exactly as Codex would, lists its tools, stops it,
+ * and judges the result against the registry entry and the pin. Readiness problems (command,
+ * cwd, variables) are reported first; a server that cannot be launched is not started at all.
+ */
+import { countOf } from '../../foundation/diagnostics/count-words.js';
+import { diagnostic, hasErrors, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
+import { entryLocation } from '../../config/registry/entry-location.js';
+import { checkReadiness } from '../../config/registry/readiness.js';
+import type { RegistryEntry, Transport } from '../../config/registry/types.js';
+import type { CodexVersionFacts } from '../../config/codex/codex-versions.js';
+import { analyzeSurface, type ProbedTool } from './analyze-surface.js';
+import { planLaunch, type LaunchContext } from './launch-plan.js';
+import {
+  listToolsLive,
+  type FailureKind,
+  type LiveTarget,
+  type ServerInfo,
+} from './list-tools-live.js';
+import type { LockFileContents } from '../../config/lock/lock-file.js';
+import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
+import type { ToolDrift } from './tool-drift.js';
+import { ownValue } from '../../config/registry/own-record.js';
+import { checkAgainstPin, identityChange } from '../../config/lock/pin-check.js';
+
+export interface ProbeContext extends LaunchContext {
+  /** The lock file as read (`readLockFile`); pins are compared against it. */
+  readonly lock: LockFileContents;
+  /** Grace between SIGTERM and SIGKILL when stopping a stdio server. */
+  readonly graceMs?: number;
+  /** The Codex whose approval behaviour the ASKS column and `approval-mode-risk` describe. */
+  readonly codex?: CodexVersionFacts;
+}
+
+export interface ProbeResult {
+  /** No error among `diagnostics`. */
+  readonly ok: boolean;
+  readonly server: string;
+  readonly transport: Transport;
+  /** Whether the server was started (or connected to) at all. */
+  readonly launched: boolean;
+  /** Stdio: the executable the command resolved to. */
+  readonly commandPath?: string;
+  readonly serverInfo?: ServerInfo;
+  readonly protocolVersion?: string;
+  readonly timeToReadyMs?: number;
+  /** Every tool the server offers, in its order. */
+  readonly tools: readonly ProbedTool[];
+  readonly drift: readonly ToolDrift[];
+  /** The last lines the server wrote to stderr (stdio), credential values masked. */
+  readonly stderrTail: readonly string[];
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+/** Lines of stderr kept for reports. */
+export const STDERR_TAIL_LINES = 20;
+const STDERR_LINE_MAX = 300;
+
+const FAILURE_CODES: Readonly<Record<FailureKind, string>> = {
+  'start-failed': 'probe-start-failed',
+  timeout: 'probe-timeout',
+  'protocol-error': 'probe-protocol-error',
+};
+
+function tailLines(text: string): string[] {
+  const lines = text.split('\n').map((l) => l.replace(/\r$/, ''));
+  while (lines.length > 0 && lines[lines.length - 1]?.trim() === '') lines.pop();
+  return lines
+    .slice(-STDERR_TAIL_LINES)
+    .map((l) => (l.length > STDERR_LINE_MAX ? `${l.slice(0, STDERR_LINE_MAX)}…` : l));
+}
+
+/** Probes one registry entry. Never throws for server misbehaviour; the server is always stopped. */
+// eslint-disable-next-line max-lines-per-function -- one probe: readiness, launch, listing and analysis report into one diagnostic list in order
+export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Promise<ProbeResult> {
+  const definition = entry.definition;
+  const server = definition.id;
+  const readiness = await checkReadiness(entry, {
+    env: ctx.env,
+    home: ctx.home,
+    credentials: ctx.credentials,
+  });
+  const commandPath = readiness.command?.resolved;
+  const base = {
+    server,
+    transport: definition.transport,
+    ...(commandPath !== undefined ? { commandPath } : {}),
+  };
+  const pin = ownValue(ctx.lock.lock.servers, server);
+  const diagnostics: Diagnostic[] = [
+    ...ctx.lock.diagnostics,
+    ...readiness.diagnostics,
+    ...checkAgainstPin(entry, pin, commandPath, ctx.lock.file, false),
+  ];
+  const plan = planLaunch(definition, ctx);
+  const notLaunched = (why: string): ProbeResult => {
+    diagnostics.push(
+      diagnostic({
+        code: 'probe-start-failed',
+        message: `server '${server}' was not started: ${why}`,
+        server,
+        ...entryLocation(entry),
+      }),
+    );
+    return {
+      ok: false,
+      ...base,
+      launched: false,
+      tools: [],
+      drift: [],
+      stderrTail: [],
+      diagnostics,
+    };
+  };
+
+  let target: LiveTarget;
+  const launch = plan.launch;
+  if (launch.transport === 'stdio') {
+    const resolved = readiness.command?.resolved;
+    if (resolved === undefined) {
+      return notLaunched(
+        `its command '${launch.command}' does not resolve to an executable; fix command (see the command error), then probe again`,
+      );
+    }
+    if (readiness.cwd !== undefined && !readiness.cwd.exists) {
+      return notLaunched(
+        `its working directory ${readiness.cwd.path} is not an existing directory; create it or change cwd, then probe again`,
+      );
+    }
+    target = {
+      transport: 'stdio',
+      command: resolved,
+      args: launch.args,
+      cwd: launch.cwd,
+      env: launch.env,
+    };
+  } else {
+    if (launch.missingBearer) {
+      const name =
+        definition.transport === 'streamable_http' ? definition.bearer_token_env_var : undefined;
+      return notLaunched(
+        `its bearer token variable ${name ?? ''} is not set, and Codex does not start an HTTP server without it; add ${name ?? 'it'}=… to ${ctx.credentials.file} or export it, then probe again`,
+      );
+    }
+    target = { transport: 'streamable_http', url: launch.url, headers: launch.headers };
+  }
+
+  const outcome = await listToolsLive(target, {
+    startupTimeoutMs: plan.startupTimeoutMs,
+    secrets: plan.secrets,
+    ...(ctx.graceMs !== undefined ? { graceMs: ctx.graceMs } : {}),
+  });
+  const stderrTail = tailLines(outcome.stderr);
+  if (outcome.noise.count > 0) {
+    const first = outcome.noise.lines[0] ?? '';
+    diagnostics.push(
+      diagnostic({
+        severity: outcome.failure?.kind === 'protocol-error' ? 'error' : 'warning',
+        code: 'probe-protocol-noise',
+        message: `server '${server}' wrote ${countOf(outcome.noise.count, 'line')} to stdout that are not JSON-RPC (first: ${JSON.stringify(first)}); Codex skips them, but stdout is reserved for MCP messages, so the server should log to stderr`,
+        server,
+        ...entryLocation(entry, definition.transport === 'stdio' ? ['command'] : []),
+      }),
+    );
+  }
+  if (outcome.failure !== undefined || outcome.surface === undefined) {
+    const failure = outcome.failure ?? { kind: 'protocol-error' as const, reason: 'no tools' };
+    const tail =
+      stderrTail.length > 0
+        ? `\n  stderr (last ${stderrTail.length} line${stderrTail.length === 1 ? '' : 's'}):\n${stderrTail.map((l) => `    | ${l}`).join('\n')}`
+        : definition.transport === 'stdio'
+          ? '\n  (the server wrote nothing to stderr)'
+          : '';
+    diagnostics.push(
+      diagnostic({
+        code: FAILURE_CODES[failure.kind],
+        message: `server '${server}': ${failure.reason}${tail}`,
+        server,
+        ...entryLocation(entry),
+      }),
+    );
+    return {
+      ok: false,
+      ...base,
+      launched: true,
+      tools: [],
+      drift: [],
+      stderrTail,
+      diagnostics,
+    };
+  }
+
+  const surface = outcome.surface;
+  for (const name of new Set(surface.duplicateTools)) {
+    diagnostics.push(
+      diagnostic({
+        severity: 'warning',
+        code: 'probe-duplicate-tool',
+        message: `server '${server}' lists tool '${name}' more than once; the first definition is used`,
+        server,
+        ...entryLocation(entry),
+      }),
+    );
+  }
+  const changed = identityChange(entry, pin, maskDeep(surface.serverInfo, plan.secrets));
+  if (changed !== undefined) diagnostics.push(changed);
+  const analysis = analyzeSurface(
+    entry,
+    surface.tools,
+    {
+      ...(pin !== undefined ? { pin } : {}),
+      file: ctx.lock.file,
+      ...(ctx.lock.positions !== undefined ? { positions: ctx.lock.positions } : {}),
+    },
+    plan.secrets,
+    ctx.codex,
+  );
+  diagnostics.push(...analysis.diagnostics);
+  return {
+    ok: !hasErrors(diagnostics),
+    ...base,
+    launched: true,
+    serverInfo: maskDeep(surface.serverInfo, plan.secrets),
+    protocolVersion: surface.protocolVersion,
+    timeToReadyMs: surface.timeToReadyMs,
+    tools: analysis.tools,
+    drift: analysis.drift,
+    stderrTail,
+    diagnostics,
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * A tool's surface as an MCP server offers it (name, description, input schema, annotations) and
+ * the digests `tool-mcp pin` records for it: one over the whole surface and one per part, each
+ * `sha256:<hex>` of canonical JSON, so a later probe can say exactly which part changed.
+ */
+
+import { canonicalJson, sha256Hex } from '../../config/snapshot/canonical-json.js';
+
+/** One tool from `tools/list`, reduced to plain JSON data. */
+export interface ToolSurface {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly annotations?: Readonly<Record<string, unknown>>;
+}
+
+/** The parts of a surface that a pin covers, in the order reports list them. */
+export const SURFACE_PARTS = ['description', 'inputSchema', 'annotations'] as const;
+export type SurfacePart = (typeof SURFACE_PARTS)[number];
+
+/** Digests of one tool's surface: the whole (what `ToolPin.digest` holds) and each part. */
+export interface SurfaceDigests {
+  readonly digest: string;
+  readonly description?: string;
+  readonly inputSchema: string;
+  readonly annotations?: string;
+}
+
+/** Drops `undefined` members and anything else JSON cannot carry, giving plain JSON data. */
+export function plainJson(value: unknown): unknown {
+  if (value === undefined) return undefined;
+  return JSON.parse(JSON.stringify(value)) as unknown;
+}
+
+export function sha256Digest(text: string): string {
+  return `sha256:${sha256Hex(text)}`;
+}
+
+/** `sha256:` of the canonical JSON of plain JSON data. */
+export function jsonDigest(value: unknown): string {
+  return sha256Digest(canonicalJson(plainJson(value) ?? null));
+}
+
+/** Canonical JSON text of a surface part, as stored in the lock file for later comparison. */
+export function canonicalPart(value: unknown): string {
+  return canonicalJson(plainJson(value) ?? null);
+}
+
+/**
+ * The digest of a tool's surface: sha256 of the canonical JSON of `{name, description,
+ * inputSchema, annotations}`, leaving out a description or annotations the tool does not have.
+ */
+export function surfaceDigests(tool: ToolSurface): SurfaceDigests {
+  const whole: Record<string, unknown> = { name: tool.name, inputSchema: tool.inputSchema };
+  if (tool.description !== undefined) whole.description = tool.description;
+  if (tool.annotations !== undefined) whole.annotations = tool.annotations;
+  const out: {
+    digest: string;
+    description?: string;
+    inputSchema: string;
+    annotations?: string;
+  } = { digest: jsonDigest(whole), inputSchema: jsonDigest(tool.inputSchema) };
+  if (tool.description !== undefined) out.description = jsonDigest(tool.description);
+  if (tool.annotations !== undefined) out.annotations = jsonDigest(tool.annotations);
+  return out;
+}
+
+/** Converts one raw `tools/list` entry (already schema-checked by the SDK) into a surface. */
+export function toolSurfaceOf(raw: {
+  name: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  inputSchema: unknown;
+  annotations?: unknown;
+}): ToolSurface {
+  const inputSchema = plainJson(raw.inputSchema);
+  const annotations = plainJson(raw.annotations);
+  const out: {
+    name: string;
+    title?: string;
+    description?: string;
+    inputSchema: Record<string, unknown>;
+    annotations?: Record<string, unknown>;
+  } = {
+    name: raw.name,
+    inputSchema: isRecord(inputSchema) ? inputSchema : {},
+  };
+  if (raw.title !== undefined) out.title = raw.title;
+  if (raw.description !== undefined) out.description = raw.description;
+  if (isRecord(annotations)) out.annotations = annotations;
+  return out;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

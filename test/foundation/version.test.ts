@@ -1,0 +1,19 @@
+/**
+ * The version codex-mmo reports is the version it is published as.
+ */
+import { readFileSync } from 'node:fs';
+
+import { describe, expect, it } from 'vitest';
+
+import { VERSION } from '../../src/foundation/version.js';
+
+describe('VERSION', () => {
+  it('equals the version in package.json', () => {
+    const pkg = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as {
+      version: string;
+    };
+    expect(VERSION).toBe(pkg.version);
+  });
+});

@@ -1,0 +1,357 @@
+/**
+ * The session's control channels against the model's own shell, with real `codex exec` and a
+ * scripted model: the root role works with `workspace-write` and `network_access = true`, so its
+ * sandboxed shell can connect to Unix sockets. While a participant's tool call waits for a person,
+ * the root's shell reads the approval key, sends the approval socket bare requests (a forged user
+ * among them) and a request proven with a guessed key, asks the mmo_mesh broker for the approval
+ * feed without and with a guessed token, and presents a guessed token to the gateway. Every
+ * attempt is refused and recorded, the call never reaches the server while it waits, and the
+ * person's `session approve` from outside still answers it, recorded as that OS user. The
+ * sockets lie outside the state dir here (a state dir too deep for a socket path): inside it, the
+ * shell cannot reach them at all.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  startScriptedModel,
+  type ModelRequest,
+  type ScriptedItem,
+  type ScriptedModel,
+} from '../../../src/runtime/codex/scripted-model.js';
+import { gatewaySocketPath } from '../../../src/runtime/gateway/session-gateway.js';
+import {
+  REPO,
+  echoServer,
+  makeWorld,
+  onlySession,
+  profileToml,
+  requireBuild,
+  runInWorld,
+  startInWorld,
+  waitFor,
+  type World,
+} from '../../support/world.js';
+
+const HOSTILE = join(REPO, 'test/fixtures/hostile/control-channels.mjs');
+const FAKE = join(REPO, 'test/fixtures/hostile/fake-approvals.mjs');
+
+interface Exchange {
+  connected: boolean;
+  replies: string[];
+  error?: string;
+}
+
+interface ChannelsResult {
+  key: string;
+  unlinkKey: string;
+  overwriteKey: string;
+  listing: string;
+  bareList: Exchange;
+  bareAnswer: Exchange;
+  guessedKey: Exchange;
+  mesh: Exchange;
+  gateway: Exchange;
+  wire?: { status: number; body: string }[];
+}
+
+const PROFILE = profileToml('hostile-approvals', 'lead', {
+  lead: { spawn: ['worker'], control: ['worker'] },
+  worker: { grants: { guarded: {} } },
+}).replace(
+  '[agents.lead]\n',
+  '[agents.lead]\npermissions = "workspace-write"\nnetwork_access = true\n',
+);
+
+function isRole(request: ModelRequest, marker: string): boolean {
+  return request.developerTexts.some((t) => t.includes(marker));
+}
+
+let model: ScriptedModel;
+let world: World;
+/** Resolves with the shell command once the test has seen the participant's request pending. */
+let attack: Promise<string> = Promise.resolve('');
+let startAttack: (command: string) => void = () => undefined;
+let attacked: Promise<string> = Promise.resolve('');
+let attackOutput: (output: string) => void = () => undefined;
+/** How long the attack's shell call waits before returning (a background attack returns soon). */
+let attackYieldMs = 60_000;
+
+function newAttack(yieldMs: number): void {
+  attackYieldMs = yieldMs;
+  attack = new Promise((resolve) => {
+    startAttack = resolve;
+  });
+  attacked = new Promise((resolve) => {
+    attackOutput = resolve;
+  });
+}
+
+function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]> {
+  const step = request.toolOutputs.length;
+  if (request.userTexts.some((t) => t.includes('PLAIN'))) {
+    return [{ type: 'message', text: 'PLAIN-DONE' }];
+  }
+  if (isRole(request, 'ROLE-WORKER')) {
+    return step === 0
+      ? [
+          {
+            type: 'function_call',
+            namespace: 'mcp__guarded',
+            name: 'write',
+            arguments: { text: 'worker-call' },
+          },
+        ]
+      : [{ type: 'message', text: 'WORKER-DONE' }];
+  }
+  switch (step) {
+    case 0:
+      return [
+        {
+          type: 'function_call',
+          namespace: 'mcp__mmo_mesh',
+          name: 'spawn_participant',
+          arguments: { role: 'worker', task: 'write' },
+        },
+      ];
+    case 1:
+      return attack.then((cmd) => [
+        {
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: { cmd, login: false, yield_time_ms: attackYieldMs },
+        },
+      ]);
+    case 2:
+      attackOutput(request.toolOutputs.at(-1)?.output ?? '');
+      return [
+        {
+          type: 'function_call',
+          namespace: 'mcp__mmo_mesh',
+          name: 'wait_participant',
+          arguments: { participant: 'worker-1' },
+        },
+      ];
+    default:
+      return [{ type: 'message', text: 'LEAD-DONE' }];
+  }
+}
+
+beforeAll(async () => {
+  requireBuild();
+  model = await startScriptedModel(script);
+  world = await guardedWorld();
+});
+
+afterAll(async () => {
+  await model.close();
+});
+
+/**
+ * `w` with a state dir so deep that the session's sockets fall back to the temporary directory, a
+ * writable root the shell reaches: the state dir itself it can neither list nor enter, so there
+ * the approval key is what refuses it.
+ */
+function withSocketsOutside(w: World): World {
+  const stateDir = join(w.root, `state-${'s'.repeat(90)}`);
+  return { ...w, stateDir, dirArgs: w.dirArgs.map((a) => (a === w.stateDir ? stateDir : a)) };
+}
+
+/** A world whose `guarded.write` asks a person and logs every call that reaches it. */
+async function guardedWorld(): Promise<World> {
+  return withSocketsOutside(
+    await makeWorld({
+      registry: (root) =>
+        echoServer('guarded', {
+          tools: 'write!',
+          approval: 'prompt',
+          args: ['--call-log', join(root, 'guarded-calls.jsonl')],
+        }),
+      profile: PROFILE,
+      modelUrl: model.baseUrl,
+    }),
+  );
+}
+
+/** The id of the world's session once its participant's request waits in the queue. */
+async function pendingSession(w: World): Promise<string> {
+  let id = '';
+  await waitFor(async () => {
+    const listed = await runInWorld(w, ['session', 'list', '--json']);
+    id = (JSON.parse(listed.stdout) as { sessions: { id: string }[] }).sessions[0]?.id ?? '';
+    if (id === '') return false;
+    const out = await runInWorld(w, ['session', 'approvals', id, '--json']);
+    return (JSON.parse(out.stdout) as { approvals: unknown[] }).approvals.length > 0;
+  }, 90_000);
+  return id;
+}
+
+function codes(exchange: Exchange): string[] {
+  return exchange.replies.map((line) => {
+    const value = JSON.parse(line) as Record<string, unknown>;
+    const error = value.error as { code?: string } | undefined;
+    if (error?.code !== undefined) return error.code;
+    if ('challenge' in value) return 'challenge';
+    if ('codex_mmo_gateway' in value) return String(value.codex_mmo_gateway);
+    return 'result' in value ? 'RESULT' : 'other';
+  });
+}
+
+describe('a hostile shell with network access against the control channels', () => {
+  it('is refused everywhere; the request waits for the person outside, who answers it', async () => {
+    newAttack(60_000);
+    const exec = startInWorld(world, ['exec', world.packDir, 'SPAWN', '--approval-timeout', '120']);
+    let pending: { id: string; process: string }[] = [];
+    let id = '';
+    await waitFor(async () => {
+      const listed = await runInWorld(world, ['session', 'list', '--json']);
+      id = (JSON.parse(listed.stdout) as { sessions: { id: string }[] }).sessions[0]?.id ?? '';
+      if (id === '') return false;
+      const out = await runInWorld(world, ['session', 'approvals', id, '--json']);
+      pending = (JSON.parse(out.stdout) as { approvals: { id: string; process: string }[] })
+        .approvals;
+      return pending.length > 0;
+    }, 90_000);
+    expect(pending).toMatchObject([{ id: 'a1', process: 'worker-1' }]);
+
+    const { dir, record } = await onlySession(world);
+    const mesh = String(record.mesh_socket);
+    const gateway = gatewaySocketPath(mesh);
+    expect(mesh.startsWith(world.stateDir)).toBe(false);
+    const approvals = String(record.approvals_socket);
+    // the model wire's port (its per-process path stays in the home, which the shell cannot read)
+    const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
+    const wirePort = /http:\/\/127\.0\.0\.1:(\d+)\/p\/[0-9a-f]{32}/.exec(config)?.[1];
+    expect(wirePort, config).toBeDefined();
+    startAttack(
+      [process.execPath, HOSTILE, dir, approvals, mesh, gateway, wirePort ?? '']
+        .map((a) => `'${a}'`)
+        .join(' '),
+    );
+    const output = await attacked;
+    const line = output.split('\n').find((l) => l.startsWith('CHANNELS-RESULT '));
+    expect(line, output).toBeDefined();
+    const result = JSON.parse(line?.slice('CHANNELS-RESULT '.length) ?? '{}') as ChannelsResult;
+
+    // the shell cannot list the session's directory nor read the key; it can connect to every socket
+    expect(result.listing).toMatch(/^E[A-Z]+$/);
+    expect(result.key).toMatch(/^E[A-Z]+$/);
+    // nor remove or overwrite it
+    expect(result.unlinkKey).toMatch(/^E[A-Z]+$/);
+    expect(result.overwriteKey).toMatch(/^E[A-Z]+$/);
+    for (const attempt of [result.bareList, result.bareAnswer, result.guessedKey]) {
+      expect(attempt.connected).toBe(true);
+      expect(codes(attempt)).toEqual(['challenge', 'unauthenticated']);
+    }
+    expect(result.mesh.connected).toBe(true);
+    expect(codes(result.mesh)).not.toContain('RESULT');
+    expect(codes(result.mesh).filter((c) => c === 'refused').length).toBeGreaterThanOrEqual(1);
+    expect(result.mesh.replies.join('\n')).not.toContain('approval.requested');
+    expect(result.gateway.connected).toBe(true);
+    expect(codes(result.gateway)).toEqual(['refused']);
+
+    // the model wire answers only under a process's own path
+    expect(result.wire?.map((w) => w.status)).toEqual([404, 404]);
+    for (const w of result.wire ?? []) expect(w.body).toContain('unknown process');
+
+    // the participant's call still waits, and never reached the server
+    const still = await runInWorld(world, ['session', 'approvals', id, '--json']);
+    expect((JSON.parse(still.stdout) as { approvals: { id: string }[] }).approvals).toMatchObject([
+      { id: 'a1' },
+    ]);
+    const callLog = join(world.root, 'guarded-calls.jsonl');
+    expect(existsSync(callLog)).toBe(false);
+
+    // the person in another terminal answers it
+    const approved = await runInWorld(world, ['session', 'approve', id, 'a1']);
+    expect(approved.code, approved.stderr).toBe(0);
+    const done = await exec.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain('LEAD-DONE');
+    const reached = (await readFile(callLog, 'utf8')).split('\n').filter((l) => l !== '');
+    expect(reached).toHaveLength(1);
+
+    const records = (await readFile(join(dir, 'approvals.jsonl'), 'utf8'))
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const answered = records.filter((r) => r.type === 'answered');
+    expect(answered).toEqual([
+      expect.objectContaining({
+        id: 'a1',
+        decision: 'approve',
+        by: userInfo().username,
+        how: 'cli',
+      }),
+    ]);
+    const refused = records.filter((r) => r.type === 'refused');
+    expect(refused.map((r) => r.code)).toEqual([
+      'unauthenticated',
+      'unauthenticated',
+      'unauthenticated',
+    ]);
+    expect(refused.map((r) => r.method)).toEqual(['list', 'answer', 'answer']);
+    // the kernel names the peer: a process of the model's sandbox (its own PID namespace)
+    for (const r of refused) {
+      expect(typeof r.peer_pid).toBe('number');
+      expect(r.peer_sandboxed).toBe(true);
+    }
+    const events = await readFile(join(dir, 'events.jsonl'), 'utf8');
+    expect(events.match(/"approval\.refused"/g)).toHaveLength(3);
+    expect(`${events}\n${JSON.stringify(records)}`).not.toContain('operator');
+    // the key is gone with the session
+    expect(existsSync(join(dir, 'approvals.key'))).toBe(false);
+  }, 240_000);
+
+  it('doctor and exec say, naming the role, that a full-access role leaves the channels unprotected', async () => {
+    const open = await makeWorld({
+      registry: echoServer('guarded', { tools: 'write!', approval: 'prompt' }),
+      profile: PROFILE.replace('permissions = "workspace-write"', 'permissions = "full-access"'),
+      modelUrl: model.baseUrl,
+    });
+    const doctor = await runInWorld(open, ['profile', 'doctor', open.packDir, '--json']);
+    const found = (
+      JSON.parse(doctor.stdout) as { diagnostics: { code: string; message: string }[] }
+    ).diagnostics.filter((d) => d.code === 'approval-channel-unprotected');
+    expect(found).toHaveLength(1);
+    expect(found[0]?.message).toContain('role `lead`');
+    const exec = await runInWorld(open, ['exec', open.packDir, 'PLAIN']);
+    expect(exec.code, exec.stderr).toBe(0);
+    expect(exec.stdout).toContain('PLAIN-DONE');
+    expect(exec.stderr).toMatch(/approval-channel-unprotected.*role `lead`/);
+    // the sandboxed profile gets no such warning
+    const sandboxed = await runInWorld(world, ['profile', 'doctor', world.packDir, '--json']);
+    expect(sandboxed.stdout).not.toContain('approval-channel-unprotected');
+  }, 120_000);
+
+  it('cannot pass off an answer by taking the socket’s place: the CLI refuses an unproven reply', async () => {
+    newAttack(1_000);
+    // the state directory of these tests lies under /tmp, a writable root of workspace-write
+    const w = await guardedWorld();
+    const exec = startInWorld(w, ['exec', w.packDir, 'SPAWN', '--approval-timeout', '30']);
+    const id = await pendingSession(w);
+    const { dir, record } = await onlySession(w);
+    const ready = join(w.workDir, 'FAKE-READY');
+    startAttack(
+      [process.execPath, FAKE, String(record.approvals_socket), ready]
+        .map((a) => `'${a}'`)
+        .join(' '),
+    );
+    await waitFor(() => existsSync(ready), 90_000);
+    const approved = await runInWorld(w, ['session', 'approve', id, 'a1']);
+    expect(approved.code).toBe(1);
+    expect(approved.stderr).toContain("did not prove it holds this session's approval key");
+    const listed = await runInWorld(w, ['session', 'approvals', id, '--json']);
+    expect(listed.stdout).not.toContain('operator');
+    const done = await exec.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(existsSync(join(w.root, 'guarded-calls.jsonl'))).toBe(false);
+    const records = await readFile(join(dir, 'approvals.jsonl'), 'utf8');
+    expect(records).toMatch(/"type":"answered"[^\n]*"decision":"deny"[^\n]*"how":"timeout"/);
+    expect(records).not.toContain('operator');
+  }, 240_000);
+});

@@ -1,0 +1,206 @@
+/**
+ * Native sub-agents through the gateway, with real Codex in a real `codex-mmo exec` session:
+ * Codex opens a new relay for a native role's first Tool MCP call, with the token its root's
+ * relay already spent; the gateway accepts it as a relay of the same Codex process, the call
+ * reaches the server, and a connection from outside Codex with that token is still refused.
+ * The gateway checks each call against its thread's role: the native role's call of a tool
+ * granted only to its parent is refused before the server, the parent's own call is not.
+ */
+import { spawn } from 'node:child_process';
+import { readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import {
+  startScriptedModel,
+  type ModelRequest,
+  type ScriptedItem,
+  type ScriptedModel,
+} from '../../../src/runtime/codex/scripted-model.js';
+import {
+  CLI,
+  echoServer,
+  makeWorld,
+  onlySession,
+  profileToml,
+  requireBuild,
+  runInWorld,
+  type World,
+} from '../../support/world.js';
+
+const CANARY = 'native-gw-canary-5e5e';
+
+const PROFILE = profileToml('natives', 'lead', {
+  lead: { natives: ['scout'], grants: { notes: {} } },
+  scout: { grants: { notes: { tools: ['list'] } } },
+});
+
+const isScout = (request: ModelRequest): boolean =>
+  request.developerTexts.some((t) => t.includes('ROLE-SCOUT'));
+
+const call = (namespace: string, name: string, args: Record<string, unknown>): ScriptedItem => ({
+  type: 'function_call',
+  namespace,
+  name,
+  arguments: args,
+});
+
+function script(request: ModelRequest): ScriptedItem[] {
+  const outputs = request.toolOutputs;
+  if (isScout(request)) {
+    if (outputs.length === 0) return [call('mcp__notes', 'list', { text: 'from-scout' })];
+    // a tool of the parent's grant, named without being offered (a prompt-injected model)
+    if (outputs.length === 1) return [call('mcp__notes', 'add', { text: 'scout-adds' })];
+    return [{ type: 'message', text: 'SCOUT-DONE' }];
+  }
+  switch (outputs.length) {
+    case 0:
+      return [call('multi_agent_v1', 'spawn_agent', { agent_type: 'scout', message: 'look' })];
+    case 1: {
+      const id = (JSON.parse(outputs[0]?.output ?? '{}') as { agent_id?: string }).agent_id;
+      return [call('multi_agent_v1', 'wait_agent', { targets: [id ?? ''], timeout_ms: 60_000 })];
+    }
+    case 2:
+      return [call('mcp__notes', 'add', { text: 'lead-adds' })];
+    default:
+      return [{ type: 'message', text: 'LEAD-DONE' }];
+  }
+}
+
+let model: ScriptedModel;
+let world: World;
+let result: Awaited<ReturnType<typeof runInWorld>>;
+/** What relays started from outside Codex got with every token read from Codex's environment. */
+const outside: { code: number | null; stderr: string }[] = [];
+
+/**
+ * While the session runs, after the root's relay has connected: read the relay tokens out of
+ * Codex's /proc (as a full-access shell could) and try each from a relay started here.
+ */
+async function stealTokens(stop: () => boolean): Promise<void> {
+  const tried = new Set<string>();
+  while (!stop()) {
+    await new Promise((r) => setTimeout(r, 150));
+    // once Codex has asked its model, its required server's relay has spent the token
+    if (model.requests.length === 0) continue;
+    const [id] = await readdir(join(world.stateDir, 'sessions')).catch(() => []);
+    if (id === undefined) continue;
+    const socket = join(world.stateDir, 'sessions', id, 'gateway.sock');
+    for (const pid of (await readdir('/proc')).filter((d) => /^\d+$/.test(d))) {
+      const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
+      if (!environ.includes(`CODEX_HOME=`) || !environ.includes(world.stateDir)) continue;
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (cmdline.includes('gateway\0connect')) continue;
+      for (const m of environ.matchAll(/CODEX_MMO_GATEWAY_TOKEN_\d+=([^\0]+)/g)) {
+        const token = m[1] ?? '';
+        if (tried.has(token)) continue;
+        tried.add(token);
+        const args = ['gateway', 'connect', '--socket', socket, '--process', 'root'];
+        const child = spawn(
+          process.execPath,
+          [CLI, ...args, '--server', 'notes', '--token-env', 'T'],
+          { env: { PATH: process.env.PATH ?? '', T: token }, stdio: ['pipe', 'ignore', 'pipe'] },
+        );
+        let stderr = '';
+        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+        outside.push({ code, stderr });
+      }
+    }
+  }
+}
+
+beforeAll(async () => {
+  requireBuild();
+  model = await startScriptedModel(script);
+  world = await makeWorld({
+    registry: (root: string) =>
+      echoServer('notes', {
+        tools: 'list,add',
+        envVars: ['NOTES_TOKEN'],
+        args: ['--log-calls', join(root, 'notes-calls.jsonl')],
+      }),
+    profile: PROFILE,
+    modelUrl: model.baseUrl,
+    credentials: `NOTES_TOKEN=${CANARY}\n`,
+  });
+  let done = false;
+  const stealing = stealTokens(() => done);
+  result = await runInWorld(world, ['exec', world.packDir, 'lead the work']);
+  done = true;
+  await stealing;
+}, 240_000);
+
+afterAll(async () => {
+  await model.close();
+});
+
+describe('native sub-agents through the gateway', () => {
+  it('runs to the end', () => {
+    expect(model.errors).toEqual([]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('LEAD-DONE');
+  });
+
+  it("lets a native role call its granted tool of the parent's server", async () => {
+    const scout = model.requests.filter(isScout);
+    const answer = scout.flatMap((r) => r.toolOutputs).map((o) => o.output);
+    expect(answer[0]).toContain('from-scout');
+    expect(answer[0]).not.toContain('refused');
+    const logged = await readFile(join(world.root, 'notes-calls.jsonl'), 'utf8');
+    expect(logged).toContain('from-scout');
+    const { dir } = await onlySession(world);
+    const calls = (await readFile(join(dir, 'calls.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const made = calls.filter((c) => c.tool === 'list');
+    expect(made).toHaveLength(1);
+    expect(made[0]).toMatchObject({
+      process: 'root',
+      role: 'scout',
+      server: 'notes',
+      outcome: 'ok',
+    });
+    expect(made[0]?.parent_thread).toEqual(expect.any(String));
+  });
+
+  it("refuses at the gateway the native role's call of a tool granted only to its parent", async () => {
+    const last = model.requests.filter(isScout).at(-1);
+    const answer = (last?.toolOutputs ?? []).map((o) => o.output);
+    expect(answer).toHaveLength(2);
+    expect(answer[1]).toContain('[tool-not-granted-to-role]');
+    expect(answer[1]).toContain("role 'scout'");
+    const logged = await readFile(join(world.root, 'notes-calls.jsonl'), 'utf8');
+    expect(logged).not.toContain('scout-adds');
+    // the parent's own call of the same tool goes through
+    expect(logged).toContain('lead-adds');
+
+    const { record } = await onlySession(world);
+    const shown = await runInWorld(world, ['session', 'calls', String(record.id), '--json']);
+    expect(shown.code, shown.stderr).toBe(0);
+    const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
+    const adds = calls.filter((c) => c.tool === 'add');
+    expect(adds).toHaveLength(2);
+    expect(adds).toContainEqual(
+      expect.objectContaining({
+        role: 'scout',
+        outcome: 'denied',
+        reason: 'tool-not-granted-to-role',
+      }),
+    );
+    expect(adds.find((c) => c.role === 'scout')?.parent_thread).toEqual(expect.any(String));
+    expect(adds).toContainEqual(
+      expect.objectContaining({ role: 'lead', outcome: 'ok', parent_thread: null }),
+    );
+  });
+
+  it('still refuses the spent token to a relay started outside Codex', () => {
+    expect(outside.length).toBeGreaterThan(0);
+    for (const attempt of outside) {
+      expect(attempt.code).toBe(1);
+      expect(attempt.stderr).toContain('already used');
+    }
+  });
+});

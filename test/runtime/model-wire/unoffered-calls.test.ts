@@ -1,0 +1,51 @@
+/**
+ * Calls to tools a Codex process does not have, read from a request's input: namespaced (0.171)
+ * and flat names alike, each call once per thread, Codex's own functions too.
+ */
+import { describe, expect, it } from 'vitest';
+
+import { callableNames, unofferedCalls } from '../../../src/runtime/model-wire/unoffered-calls.js';
+
+const TOOLS = [
+  { type: 'function', name: 'exec_command' },
+  { type: 'namespace', name: 'mcp__notes', tools: [{ type: 'function', name: 'read' }] },
+  { type: 'namespace', name: 'multi_agent_v1', tools: [{ type: 'function', name: 'spawn_agent' }] },
+];
+
+const fc = (call_id: string, name: string, namespace?: string) => ({
+  type: 'function_call',
+  call_id,
+  name,
+  arguments: '{}',
+  ...(namespace !== undefined ? { namespace } : {}),
+});
+
+describe('unofferedCalls', () => {
+  it('finds calls to names the request does not offer, once each', () => {
+    const names = callableNames(TOOLS);
+    const seen = new Set<string>();
+    const input = [
+      { type: 'message', role: 'user', content: 'go' },
+      fc('c1', 'read', 'mcp__notes'),
+      fc('c2', 'haunt', 'mcp__ghost'),
+      fc('c3', 'mcp__notes__write'),
+      fc('c4', 'mcp__notes__read'),
+      fc('c5', 'exec_command'),
+      fc('c6', 'update_plan'),
+      fc('c7', 'spawn_agent', 'multi_agent_v1'),
+    ];
+    expect(unofferedCalls(input, names, seen)).toEqual([
+      { callId: 'c2', server: 'ghost', tool: 'haunt' },
+      { callId: 'c3', server: 'notes', tool: 'write' },
+      { callId: 'c6', server: 'codex', tool: 'update_plan' },
+    ]);
+    // the next request of the thread repeats its history: nothing is reported twice
+    expect(unofferedCalls([...input, fc('c8', 'x', 'mcp__a_b')], names, seen)).toEqual([
+      { callId: 'c8', server: 'a_b', tool: 'x' },
+    ]);
+  });
+
+  it('ignores input that is not a list', () => {
+    expect(unofferedCalls('text', new Set(), new Set())).toEqual([]);
+  });
+});
