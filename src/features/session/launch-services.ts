@@ -1,0 +1,230 @@
+/**
+ * The first half of a session's start: creates the session directory, starts the approval queue
+ * and event log, the session gateway every Tool MCP server is reached through, the model wire,
+ * and the session broker (the `mmo_mesh` back end that owns participants), writes the root
+ * process's private Codex home and the first `session.json`. What started is closed if any fails.
+ */
+import { appendFile } from 'node:fs/promises';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+import { approvalGate, type ApprovalGate } from '../../runtime/approvals/approval-gate.js';
+import { approvalSocketPath } from '../../runtime/approvals/approval-socket.js';
+import { SessionSupervision } from '../../runtime/approvals/session-supervision.js';
+import type { ServerNotification } from '../../runtime/codex/app-server-protocol.js';
+import type { ServerFailure } from '../../runtime/gateway/server-failure.js';
+import {
+  SessionGateway,
+  driftDiagnostic,
+  gatewaySocketPath,
+  type ProcessLaunch,
+} from '../../runtime/gateway/session-gateway.js';
+import { SessionBroker, type BrokerOptions } from '../../runtime/mesh/session-broker.js';
+import type { ModelWire } from '../../runtime/model-wire/model-wire.js';
+import { startSessionWire } from '../../runtime/model-wire/session-wire.js';
+import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/approval-types.js';
+import { clearEndedHomes, writeProcessHome } from '../../runtime/session/codex-home.js';
+import { createSessionDir, type SessionPaths } from '../../runtime/session/session-store.js';
+import { watchSession, type SessionWatch } from './launch-watch.js';
+import type { LaunchContext } from './launch-types.js';
+import type { SessionPlan } from './prepare-session.js';
+import { RecordWriter } from './record-writer.js';
+import { refusedEvent, unofferedRecord } from './refused-calls.js';
+import { failureRequired, serverFailureDiagnostic, serverFailureEvent } from './server-failures.js';
+
+/** Everything a launched session runs besides its root Codex process. */
+export interface SessionServices {
+  readonly paths: SessionPaths;
+  readonly writer: RecordWriter;
+  readonly supervision: SessionSupervision;
+  readonly watch: SessionWatch;
+  readonly gateway: SessionGateway;
+  readonly wire: ModelWire;
+  readonly broker: SessionBroker;
+  /** The root process's home and environment, its Tool MCP servers replaced by relays. */
+  readonly relayed: ProcessLaunch;
+  readonly gate: ApprovalGate;
+  /** The role whose thread a notification of `process` is about (`root`: the process root's). */
+  readonly threadRole: (process: string, root: string, n: ServerNotification) => string;
+  /** Servers the gateway saw fail, in their own words. */
+  readonly serverFailures: readonly ServerFailure[];
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** The session broker's options: participants are started, watched and asked like the root. */
+function brokerOptions(
+  plan: SessionPlan,
+  context: LaunchContext,
+  parts: Pick<
+    SessionServices,
+    'supervision' | 'watch' | 'gateway' | 'wire' | 'gate' | 'threadRole'
+  >,
+): BrokerOptions {
+  const { supervision, watch, gateway, wire, gate, threadRole } = parts;
+  return {
+    sessionId: plan.id,
+    sessionDir: plan.dir,
+    socketPath: plan.record.mesh_socket,
+    snapshot: context.stored.snapshot,
+    plan: context.plan,
+    launchEnv: context.launchEnv,
+    credentials: context.credentials,
+    home: context.home,
+    baseCodexHome: context.baseCodexHome,
+    codexBin: plan.command,
+    codexEnv: plan.commandEnv,
+    ...(context.codex !== undefined ? { codex: context.codex } : {}),
+    cli: context.cli,
+    defaultCwd: plan.cwd,
+    prepareHome: (rendered, id) => wire.home(rendered, id),
+    // with the wire enforcing, each mmo_mesh call acts with its calling thread's role
+    ...(wire.enforcing ? { roleOfThread: (threadId: string) => wire.roleOfThread(threadId) } : {}),
+    approvalsFor: (participant, role, secrets) =>
+      supervision.policyFor(participant, role, secrets, gate),
+    onNotification: (participant, role, n) => {
+      supervision.notification(participant, threadRole(participant, role, n), n);
+    },
+    // an interactive root's mmo_mesh puts participants' requests to the person at the TUI
+    ...(plan.record.mode === 'run'
+      ? { rootApprovals: { queue: supervision.queue, user: context.user ?? osUser() } }
+      : {}),
+    gateway,
+    readDeny: context.readDeny,
+    markProcesses: true,
+    forbiddenDirs: [context.configDir, context.dataDir, context.stateDir, context.baseCodexHome],
+    ...(context.maxParticipants !== undefined ? { maxParticipants: context.maxParticipants } : {}),
+    onChange: (list) => {
+      watch.participants(list);
+    },
+  };
+}
+
+/** Starts the session's services; on failure closes those already started and rethrows. */
+export async function startSessionServices(
+  plan: SessionPlan,
+  context: LaunchContext,
+): Promise<SessionServices> {
+  const paths = await createSessionDir(plan.dir);
+  const approvalsSocket = approvalSocketPath(plan.dir, plan.id, tmpdir());
+  const writer = new RecordWriter(plan.dir, { ...plan.record, approvals_socket: approvalsSocket });
+  // the approval queue and the event log: people answer and watch from other terminals
+  const supervision = await SessionSupervision.start({
+    session: plan.id,
+    dir: plan.dir,
+    socketPath: approvalsSocket,
+    timeoutSec: context.approvalTimeoutSec ?? DEFAULT_APPROVAL_TIMEOUT_SEC,
+    secrets: plan.secrets,
+  });
+  if (context.onEvent !== undefined) supervision.events.listen(context.onEvent);
+  const watch = watchSession(plan.dir, supervision, writer);
+  // every Tool MCP server of the session is reached through the gateway, which checks each call
+  // against the role the model wire attributed its thread to
+  const threadRoles: { wire?: ModelWire } = {};
+  const serverFailures: ServerFailure[] = [];
+  const gateway = await SessionGateway.start({
+    roleOfThread: (threadId) => threadRoles.wire?.roleOfThread(threadId),
+    sessionDir: plan.dir,
+    socketPath: gatewaySocketPath(plan.record.mesh_socket),
+    snapshot: context.stored.snapshot,
+    plan: context.plan,
+    credentials: context.credentials,
+    home: context.home,
+    cli: context.cli,
+    secrets: plan.secrets,
+    onDrift: (report) => {
+      context.onDiagnostic?.(driftDiagnostic(report));
+      void writer.update((r) => ({
+        ...r,
+        tool_drift: [
+          ...(r.tool_drift ?? []),
+          { process: report.process, server: report.server, tool: report.tool },
+        ],
+      }));
+    },
+    onGroups: (pids) => {
+      watch.groups(pids);
+    },
+    onStderr: (process, server, text) => {
+      void appendFile(join(paths.logs, `gateway-${process}-${server}.stderr.log`), text, {
+        mode: 0o600,
+      }).catch(() => undefined);
+    },
+    // a server's own failure, in its own words, not only Codex's wording of it
+    onServerFailure: (failure) => {
+      serverFailures.push(failure);
+      context.onDiagnostic?.(
+        serverFailureDiagnostic(failure, failureRequired(context.plan, failure)),
+      );
+      supervision.event(serverFailureEvent(failure));
+    },
+    // every refused call shows in `session logs` too, with the calling role and the reason
+    onRecord: (entry) => {
+      if (entry.outcome !== 'denied' && entry.outcome !== 'blocked') return;
+      supervision.event(refusedEvent(entry));
+    },
+  });
+  const rootProcess = context.plan.processes.find((p) => p.root === context.plan.root);
+  const relayed: ProcessLaunch =
+    rootProcess === undefined
+      ? { rendered: plan.rendered, env: plan.env, tokens: [] }
+      : gateway.prepareProcess({
+          processId: 'root',
+          process: rootProcess,
+          rendered: plan.rendered,
+          env: plan.env,
+          cwd: plan.cwd,
+        });
+  // every Codex process of the session reaches its model through the session's model wire
+  const wire = await startSessionWire(context.stored.snapshot, context.plan, paths.logs, (call) => {
+    gateway.hub.recordCall(unofferedRecord(call));
+  });
+  threadRoles.wire = wire;
+  // events of a native role's thread are that role's
+  const threadRole = (process: string, root: string, n: ServerNotification): string => {
+    const thread = n.params.threadId;
+    const seen = typeof thread === 'string' ? wire.roleOfThread(thread) : undefined;
+    return seen?.process === process && seen.role !== null ? seen.role : root;
+  };
+  // an approval is the calling thread's role's, and refused unasked outside that role's grant
+  const gate = approvalGate(
+    context.plan,
+    (thread) => (wire.enforcing ? wire.roleOfThread(thread) : undefined),
+    (entry) => {
+      gateway.hub.recordCall(entry);
+    },
+  );
+  // the home, the first record and the broker are independent: prepare them concurrently
+  const [home, first, started] = await Promise.allSettled([
+    writeProcessHome(wire.home(relayed.rendered, 'root'), plan.homeDir, context.baseCodexHome),
+    writer.update((r) => r),
+    SessionBroker.start(
+      brokerOptions(plan, context, { supervision, watch, gateway, wire, gate, threadRole }),
+    ),
+  ]);
+  if (started.status === 'rejected') {
+    await wire.close();
+    await supervision.close();
+    await gateway.close();
+    throw started.reason;
+  }
+  const broker = started.value;
+  for (const step of [home, first]) {
+    if (step.status === 'rejected') {
+      await broker.close();
+      await wire.close();
+      await supervision.close();
+      await gateway.close();
+      await clearEndedHomes(paths.homes);
+      throw step.reason;
+    }
+  }
+  const services = { paths, writer, supervision, watch, gateway, wire, broker, relayed };
+  return { ...services, gate, threadRole, serverFailures };
+}
