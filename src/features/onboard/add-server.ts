@@ -160,32 +160,28 @@ function unpositioned(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   });
 }
 
-// eslint-disable-next-line max-lines-per-function -- one onboarding step sequence: each step reports into the same result in order
-export async function addServer(request: AddRequest, ctx: AddContext): Promise<AddResult> {
-  const { id, target } = request;
-  const file = addedFragmentFile(ctx.configDir, id);
-  const now = ctx.now ?? (() => new Date());
-  const refused = (
-    diagnostics: readonly Diagnostic[],
-    more: Partial<Pick<AddResult, 'tools' | 'serverInfo' | 'protocolVersion' | 'pin'>> = {},
-  ): AddResult => ({
-    ok: false,
-    id,
-    file,
-    written: false,
-    tools: [],
-    promptTools: [],
-    ...more,
-    diagnostics,
-  });
-
-  const settings = {
+/** The fragment's settings a request gives (approval mode, timeouts). */
+function fragmentSettings(request: AddRequest) {
+  return {
     defaultApprovalMode: request.approvalMode ?? ADDED_APPROVAL_MODE,
     ...(request.startupTimeoutSec !== undefined
       ? { startupTimeoutSec: request.startupTimeoutSec }
       : {}),
     ...(request.toolTimeoutSec !== undefined ? { toolTimeoutSec: request.toolTimeoutSec } : {}),
   };
+}
+
+/**
+ * The definition without tools, through the registry validator (ID, command, URL, secrets), and
+ * an ID new to the registry: the draft's diagnostics and its definition.
+ */
+async function checkDraft(
+  request: AddRequest,
+  ctx: AddContext,
+  file: string,
+  settings: ReturnType<typeof fragmentSettings>,
+): Promise<{ diagnostics: Diagnostic[]; draftDefinition: ServerDefinition | undefined }> {
+  const { id, target } = request;
   // 1. the definition without tools, through the registry validator (ID, command, URL, secrets)
   const draftText = renderFragment({
     id,
@@ -223,7 +219,88 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
       }),
     );
   }
-  const draftDefinition = draft.servers[0]?.definition;
+  return { diagnostics, draftDefinition: draft.servers[0]?.definition };
+}
+
+/** The diagnostics of `--tools` names the server does not offer. */
+function notOffered(
+  request: AddRequest,
+  offered: readonly ProbedTool[],
+  file: string,
+): Diagnostic[] {
+  const id = request.id;
+  const offeredNames = offered.map((t) => t.name);
+  const diagnostics: Diagnostic[] = [];
+  for (const wanted of request.tools ?? []) {
+    if (offeredNames.includes(wanted)) continue;
+    const guess = suggest(wanted, offeredNames);
+    diagnostics.push(
+      diagnostic({
+        code: 'add-tool-not-offered',
+        message: `--tools names '${wanted}', which server '${id}' does not offer${guess !== undefined ? `; did you mean '${guess}'?` : ''} (offered: ${offeredNames.join(', ')})`,
+        file,
+        server: id,
+      }),
+    );
+  }
+  return diagnostics;
+}
+
+/**
+ * The offered tools that go into enabled_tools: the ones `--tools` names (default: all) with
+ * names the registry accepts; each one left out for its name adds a warning to `diagnostics`.
+ */
+function fragmentTools(
+  request: AddRequest,
+  offered: readonly ProbedTool[],
+  file: string,
+  diagnostics: Diagnostic[],
+): FragmentTool[] {
+  const id = request.id;
+  const tools: FragmentTool[] = [];
+  for (const tool of offered) {
+    if (request.tools !== undefined && !request.tools.includes(tool.name)) continue;
+    if (!acceptableToolName(tool.name)) {
+      diagnostics.push(
+        diagnostic({
+          severity: 'warning',
+          code: 'add-tool-skipped',
+          message: `server '${id}' offers a tool named ${JSON.stringify(tool.name)}, which is not a name the registry accepts (empty, or with spaces or control characters); it is left out of enabled_tools`,
+          file,
+          server: id,
+        }),
+      );
+      continue;
+    }
+    tools.push({
+      name: tool.name,
+      ...(tool.description !== undefined ? { description: tool.description } : {}),
+      destructive: tool.annotations?.destructiveHint === true,
+    });
+  }
+  return tools;
+}
+
+export async function addServer(request: AddRequest, ctx: AddContext): Promise<AddResult> {
+  const { id, target } = request;
+  const file = addedFragmentFile(ctx.configDir, id);
+  const now = ctx.now ?? (() => new Date());
+  const refused = (
+    diagnostics: readonly Diagnostic[],
+    more: Partial<Pick<AddResult, 'tools' | 'serverInfo' | 'protocolVersion' | 'pin'>> = {},
+  ): AddResult => ({
+    ok: false,
+    id,
+    file,
+    written: false,
+    tools: [],
+    promptTools: [],
+    ...more,
+    diagnostics,
+  });
+
+  const settings = fragmentSettings(request);
+  const { diagnostics, draftDefinition } = await checkDraft(request, ctx, file, settings);
   if (hasErrors(diagnostics) || draftDefinition === undefined) return refused(diagnostics);
 
   // 3. ready to start: the command resolves, every named variable is present
@@ -258,41 +335,9 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
   };
   if (hasErrors(diagnostics) || !probe.launched) return refused(diagnostics, info);
 
-  const offeredNames = probe.tools.map((t) => t.name);
-  for (const wanted of request.tools ?? []) {
-    if (offeredNames.includes(wanted)) continue;
-    const guess = suggest(wanted, offeredNames);
-    diagnostics.push(
-      diagnostic({
-        code: 'add-tool-not-offered',
-        message: `--tools names '${wanted}', which server '${id}' does not offer${guess !== undefined ? `; did you mean '${guess}'?` : ''} (offered: ${offeredNames.join(', ')})`,
-        file,
-        server: id,
-      }),
-    );
-  }
+  diagnostics.push(...notOffered(request, probe.tools, file));
   if (hasErrors(diagnostics)) return refused(diagnostics, info);
-  const tools: FragmentTool[] = [];
-  for (const tool of probe.tools) {
-    if (request.tools !== undefined && !request.tools.includes(tool.name)) continue;
-    if (!acceptableToolName(tool.name)) {
-      diagnostics.push(
-        diagnostic({
-          severity: 'warning',
-          code: 'add-tool-skipped',
-          message: `server '${id}' offers a tool named ${JSON.stringify(tool.name)}, which is not a name the registry accepts (empty, or with spaces or control characters); it is left out of enabled_tools`,
-          file,
-          server: id,
-        }),
-      );
-      continue;
-    }
-    tools.push({
-      name: tool.name,
-      ...(tool.description !== undefined ? { description: tool.description } : {}),
-      destructive: tool.annotations?.destructiveHint === true,
-    });
-  }
+  const tools = fragmentTools(request, probe.tools, file, diagnostics);
   if (tools.length === 0) {
     diagnostics.push(
       diagnostic({

@@ -27,7 +27,6 @@ export function chooseSocketPath(sessionDir: string, sessionId: string, tmpDir: 
 }
 
 /** Creates the session on disk, starts the broker and Codex; `done` settles when Codex exits. */
-// eslint-disable-next-line max-lines-per-function -- session start, supervision and ending share the resources each failure path must release, in order
 export async function launchSession(
   plan: SessionPlan,
   context: LaunchContext,

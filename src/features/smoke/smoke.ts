@@ -68,7 +68,6 @@ export function meshAssignments(
 }
 
 /** Compiles the profile and smoke-tests it as a session. Never throws for bad input. */
-// eslint-disable-next-line max-lines-per-function -- one smoke run: compile, launch, check and end share the session each failure path must end
 export async function smokeProfile(request: SmokeRequest): Promise<SmokeReport> {
   const diagnostics: Diagnostic[] = [];
   const prepared = await prepareSmoke(request, diagnostics);

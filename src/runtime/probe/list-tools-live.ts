@@ -133,8 +133,53 @@ function httpFailure(error: unknown): string | undefined {
   return undefined;
 }
 
+/** Every page of `tools/list`: the tools (first definition of a name) and the names repeated. */
+async function listAllTools(
+  client: Client,
+  requestOptions: { readonly signal: AbortSignal; readonly timeout: number },
+): Promise<{ tools: ToolSurface[]; duplicates: string[] }> {
+  const tools: ToolSurface[] = [];
+  const duplicates: string[] = [];
+  const seen = new Set<string>();
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; ; page++) {
+    if (page >= MAX_TOOL_PAGES) {
+      throw new ProtocolFailure(`tools/list did not end after ${MAX_TOOL_PAGES} pages`);
+    }
+    const result = await client.request(
+      { method: 'tools/list', ...(cursor !== undefined ? { params: { cursor } } : {}) },
+      ListToolsPage,
+      requestOptions,
+    );
+    for (const raw of result.tools) {
+      if (seen.has(raw.name)) {
+        duplicates.push(raw.name);
+        continue;
+      }
+      seen.add(raw.name);
+      const annotations = knownAnnotations(raw.annotations);
+      tools.push(
+        toolSurfaceOf({
+          name: raw.name,
+          title: raw.title,
+          description: raw.description,
+          inputSchema: raw.inputSchema,
+          ...(annotations !== undefined ? { annotations } : {}),
+        }),
+      );
+    }
+    cursor = result.nextCursor;
+    if (cursor === undefined || cursor === '') break;
+    if (cursors.has(cursor)) {
+      throw new ProtocolFailure(`tools/list returned the cursor "${cursor}" twice`);
+    }
+    cursors.add(cursor);
+  }
+  return { tools, duplicates };
+}
+
 /** Starts (stdio) or connects to (HTTP) the server, lists its tools, and stops it. */
-// eslint-disable-next-line max-lines-per-function -- one start-list-stop sequence whose failure paths all stop the server it started
 export async function listToolsLive(
   target: LiveTarget,
   options: LiveOptions,
@@ -176,44 +221,7 @@ export async function listToolsLive(
   let failure: LiveOutcome['failure'];
   try {
     await client.connect(clientTransport(upstream), requestOptions);
-    const tools: ToolSurface[] = [];
-    const duplicates: string[] = [];
-    const seen = new Set<string>();
-    const cursors = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; ; page++) {
-      if (page >= MAX_TOOL_PAGES) {
-        throw new ProtocolFailure(`tools/list did not end after ${MAX_TOOL_PAGES} pages`);
-      }
-      const result = await client.request(
-        { method: 'tools/list', ...(cursor !== undefined ? { params: { cursor } } : {}) },
-        ListToolsPage,
-        requestOptions,
-      );
-      for (const raw of result.tools) {
-        if (seen.has(raw.name)) {
-          duplicates.push(raw.name);
-          continue;
-        }
-        seen.add(raw.name);
-        const annotations = knownAnnotations(raw.annotations);
-        tools.push(
-          toolSurfaceOf({
-            name: raw.name,
-            title: raw.title,
-            description: raw.description,
-            inputSchema: raw.inputSchema,
-            ...(annotations !== undefined ? { annotations } : {}),
-          }),
-        );
-      }
-      cursor = result.nextCursor;
-      if (cursor === undefined || cursor === '') break;
-      if (cursors.has(cursor)) {
-        throw new ProtocolFailure(`tools/list returned the cursor "${cursor}" twice`);
-      }
-      cursors.add(cursor);
-    }
+    const { tools, duplicates } = await listAllTools(client, requestOptions);
     const info = client.getServerVersion();
     surface = {
       serverInfo: {

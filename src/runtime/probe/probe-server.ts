@@ -6,11 +6,11 @@
 import { countOf } from '../../foundation/diagnostics/count-words.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { entryLocation } from '../../config/registry/entry-location.js';
-import { checkReadiness } from '../../config/registry/readiness.js';
-import type { RegistryEntry, Transport } from '../../config/registry/types.js';
+import { checkReadiness, type Readiness } from '../../config/registry/readiness.js';
+import type { RegistryEntry, ServerDefinition, Transport } from '../../config/registry/types.js';
 import type { CodexVersionFacts } from '../../config/codex/codex-versions.js';
 import { analyzeSurface, type ProbedTool } from './analyze-surface.js';
-import { planLaunch, type LaunchContext } from './launch-plan.js';
+import { planLaunch, type Launch, type LaunchContext } from './launch-plan.js';
 import {
   listToolsLive,
   type FailureKind,
@@ -70,8 +70,42 @@ function tailLines(text: string): string[] {
     .map((l) => (l.length > STDERR_LINE_MAX ? `${l.slice(0, STDERR_LINE_MAX)}…` : l));
 }
 
+/**
+ * What to start, as Codex would: the resolved command or the URL with its headers; or, when the
+ * server cannot be started, why not (what to fix).
+ */
+function liveTarget(
+  definition: ServerDefinition,
+  launch: Launch,
+  readiness: Readiness,
+  ctx: ProbeContext,
+): LiveTarget | string {
+  if (launch.transport === 'stdio') {
+    const resolved = readiness.command?.resolved;
+    if (resolved === undefined) {
+      return `its command '${launch.command}' does not resolve to an executable; fix command (see the command error), then probe again`;
+    }
+    if (readiness.cwd !== undefined && !readiness.cwd.exists) {
+      return `its working directory ${readiness.cwd.path} is not an existing directory; create it or change cwd, then probe again`;
+    }
+    return {
+      transport: 'stdio',
+      command: resolved,
+      args: launch.args,
+      cwd: launch.cwd,
+      env: launch.env,
+    };
+  } else {
+    if (launch.missingBearer) {
+      const name =
+        definition.transport === 'streamable_http' ? definition.bearer_token_env_var : undefined;
+      return `its bearer token variable ${name ?? ''} is not set, and Codex does not start an HTTP server without it; add ${name ?? 'it'}=… to ${ctx.credentials.file} or export it, then probe again`;
+    }
+    return { transport: 'streamable_http', url: launch.url, headers: launch.headers };
+  }
+}
+
 /** Probes one registry entry. Never throws for server misbehaviour; the server is always stopped. */
-// eslint-disable-next-line max-lines-per-function -- one probe: readiness, launch, listing and analysis report into one diagnostic list in order
 export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Promise<ProbeResult> {
   const definition = entry.definition;
   const server = definition.id;
@@ -113,37 +147,9 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
     };
   };
 
-  let target: LiveTarget;
-  const launch = plan.launch;
-  if (launch.transport === 'stdio') {
-    const resolved = readiness.command?.resolved;
-    if (resolved === undefined) {
-      return notLaunched(
-        `its command '${launch.command}' does not resolve to an executable; fix command (see the command error), then probe again`,
-      );
-    }
-    if (readiness.cwd !== undefined && !readiness.cwd.exists) {
-      return notLaunched(
-        `its working directory ${readiness.cwd.path} is not an existing directory; create it or change cwd, then probe again`,
-      );
-    }
-    target = {
-      transport: 'stdio',
-      command: resolved,
-      args: launch.args,
-      cwd: launch.cwd,
-      env: launch.env,
-    };
-  } else {
-    if (launch.missingBearer) {
-      const name =
-        definition.transport === 'streamable_http' ? definition.bearer_token_env_var : undefined;
-      return notLaunched(
-        `its bearer token variable ${name ?? ''} is not set, and Codex does not start an HTTP server without it; add ${name ?? 'it'}=… to ${ctx.credentials.file} or export it, then probe again`,
-      );
-    }
-    target = { transport: 'streamable_http', url: launch.url, headers: launch.headers };
-  }
+  // what to start, as Codex would, or why it cannot be started
+  const target = liveTarget(definition, plan.launch, readiness, ctx);
+  if (typeof target === 'string') return notLaunched(target);
 
   const outcome = await listToolsLive(target, {
     startupTimeoutMs: plan.startupTimeoutMs,
