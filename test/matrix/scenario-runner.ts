@@ -36,7 +36,7 @@ const SESSION_MS = 1_200_000;
  */
 export function approvalTimeoutSec(scenario: Scenario): number {
   if (scenario.approval !== 'prompt-timeout') return 300;
-  return scenario.end === 'natural' ? 2 : 12;
+  return scenario.end === 'natural' ? 2 : 30;
 }
 
 async function withinMs<T>(promise: Promise<T>, ms: number): Promise<T | 'timeout'> {
