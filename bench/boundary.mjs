@@ -25,10 +25,10 @@ import { stringify } from 'smol-toml';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = (path) => join(root, 'dist', path);
 const { startScriptedModel, scriptedProviderConfig } = await import(
-  dist('codex/scripted-model.js')
+  dist('runtime/codex/scripted-model.js')
 );
-const { denyEntries } = await import(dist('compile/session-boundary.js'));
-const { denyWhole } = await import(dist('session/read-deny.js'));
+const { denyEntries } = await import(dist('config/compile/session-boundary.js'));
+const { denyWhole } = await import(dist('runtime/session/read-deny.js'));
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20);

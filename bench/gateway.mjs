@@ -22,10 +22,10 @@ import { stringify } from 'smol-toml';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = (path) => join(root, 'dist', path);
-const { GatewayHub } = await import(dist('gateway/gateway-hub.js'));
-const { credentialSourceFrom } = await import(dist('registry/credentials.js'));
+const { GatewayHub } = await import(dist('runtime/gateway/gateway-hub.js'));
+const { credentialSourceFrom } = await import(dist('config/registry/credentials.js'));
 const { startScriptedModel, scriptedProviderConfig } = await import(
-  dist('codex/scripted-model.js')
+  dist('runtime/codex/scripted-model.js')
 );
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 500);

@@ -24,13 +24,13 @@ import { stringify } from 'smol-toml';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = (path) => join(root, 'dist', path);
 const { startScriptedModel, scriptedProviderConfig } = await import(
-  dist('codex/scripted-model.js')
+  dist('runtime/codex/scripted-model.js')
 );
-const { compileProfile } = await import(dist('compile/compile-profile.js'));
-const { resolveDirectories } = await import(dist('paths/directories.js'));
-const { credentialSourceFrom } = await import(dist('registry/credentials.js'));
-const { SessionBroker } = await import(dist('mesh/session-broker.js'));
-const { defaultCliLaunch } = await import(dist('mesh/mesh-command.js'));
+const { compileProfile } = await import(dist('config/compile/compile-profile.js'));
+const { resolveDirectories } = await import(dist('foundation/paths/directories.js'));
+const { credentialSourceFrom } = await import(dist('config/registry/credentials.js'));
+const { SessionBroker } = await import(dist('runtime/mesh/session-broker.js'));
+const { defaultCliLaunch } = await import(dist('runtime/mesh/mesh-command.js'));
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 20);
 const WARMUP = 2;

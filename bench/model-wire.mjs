@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'smol-toml';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const { ModelWire } = await import(join(root, 'dist', 'model-wire', 'model-wire.js'));
+const { ModelWire } = await import(join(root, 'dist', 'runtime', 'model-wire', 'model-wire.js'));
 
 const ROUNDS = Number(process.env.ROUNDS ?? 300);
 const WARMUP = 30;

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = join(root, 'dist', 'cli', 'main.js');
 const { startScriptedModel, scriptedProviderConfig } = await import(
-  join(root, 'dist', 'codex', 'scripted-model.js')
+  join(root, 'dist', 'runtime', 'codex', 'scripted-model.js')
 );
 const { stringify } = await import('smol-toml');
 

@@ -25,7 +25,7 @@ describe('resolveCodexLaunch', () => {
       const launch = await resolveCodexLaunch(installed.launcher);
       expect(launch.command).toMatch(/\/vendor\/[^/]+-linux-musl\/bin\/codex$/);
       expect(launch.env.CODEX_MANAGED_BY_NPM).toBe('1');
-      expect(launch.env.CODEX_MANAGED_PACKAGE_ROOT).toBe(join(installed.launcher, '../../..'));
+      expect(launch.env.CODEX_MANAGED_PACKAGE_ROOT).toBe(join(installed.launcher, '../..'));
       // the same binary the launcher runs: both report one version
       const viaLauncher = execFileSync(installed.launcher, ['--version'], { encoding: 'utf8' });
       const direct = execFileSync(launch.command, ['--version'], { encoding: 'utf8' });
