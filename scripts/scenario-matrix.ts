@@ -1,7 +1,8 @@
 /**
  * `npm run matrix [-- --seed N --sample N --team 0,1 --approval auto,prompt-no --end sigint
- * --version 0.149 --jobs 2 --stop-after SEC]`: runs the session scenario matrix (every scenario
- * the filters admit, or a seeded sample of them), `--jobs` sessions at once (default 1), starting
+ * --version 0.149 --id t2-auto-sigint-0.149,… --jobs 2 --stop-after SEC]`: runs the session
+ * scenario matrix (every scenario the filters and ids admit, or a seeded sample of them), `--jobs`
+ * sessions at once (default 1), starting
  * none after `--stop-after` seconds; prints a line per scenario as it ends, then the table
  * scenario → result and duration, and exits 1 when any scenario broke an invariant.
  */
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     approval: { type: 'string' },
     end: { type: 'string' },
     version: { type: 'string' },
+    id: { type: 'string' },
     jobs: { type: 'string' },
     'stop-after': { type: 'string' },
   },
@@ -42,7 +44,17 @@ const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.r
 // the whole matrix runs in a seeded covering order (every five cover every team), so a run cut
 // short by --stop-after still spreads over teams, approval modes, end paths and versions
 const all = scenarioMatrix(filter);
-const scenarios = sampleScenarios(seed, Number(values.sample ?? all.length), filter);
+const ids = list(values.id);
+const unknown = (ids ?? []).filter((id) => !all.some((s) => s.id === id));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `scenario matrix: no scenario ${unknown.join(', ')} under these filters; ids look like ${all[0]?.id ?? 't0-auto-natural-0.171'}\n`,
+  );
+  process.exit(2);
+}
+const scenarios = sampleScenarios(seed, Number(values.sample ?? all.length), filter).filter(
+  (s) => ids === undefined || ids.includes(s.id),
+);
 const stopAfterMs =
   values['stop-after'] !== undefined ? Number(values['stop-after']) * 1000 : Infinity;
 
