@@ -9,37 +9,19 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { useScriptedSession } from '../../support/scripted-session.js';
+import { useLeadWorkerSession } from '../../support/lead-worker-session.js';
 import {
-  echoServer,
   processesMentioning,
   running,
-  profileToml,
   startInWorld,
   waitFor,
   HeldRequests,
-  spawnWorkerThenHold,
   commandOf,
 } from '../../support/world.js';
 
 const held = new HeldRequests();
 
-const scripted = useScriptedSession(
-  {
-    registry:
-      echoServer('lead_srv', { tools: 'note' }) + echoServer('worker_srv', { tools: 'note' }),
-    profile: profileToml('hangup', 'lead', {
-      lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: { required: true } } },
-      worker: { grants: { worker_srv: { required: true } } },
-    }),
-  },
-  spawnWorkerThenHold(held),
-  {
-    release: () => {
-      held.releaseAll();
-    },
-  },
-);
+const scripted = useLeadWorkerSession('hangup', held);
 
 describe('SIGHUP', () => {
   it('ends Codex, the participant and every MCP server and records the session stopped', async () => {

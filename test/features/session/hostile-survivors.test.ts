@@ -13,17 +13,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { isAlive } from '../../../src/foundation/process/process-control.js';
-import { useScriptedSession } from '../../support/scripted-session.js';
+import { useLeadWorkerSession } from '../../support/lead-worker-session.js';
 import {
-  echoServer,
   processesMentioning,
   running,
-  profileToml,
   runInWorld,
   startInWorld,
   waitFor,
   HeldRequests,
-  spawnWorkerThenHold,
 } from '../../support/world.js';
 
 const held = new HeldRequests();
@@ -32,24 +29,9 @@ async function sessionIds(): Promise<string[]> {
   return (await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => [])).sort();
 }
 
-const scripted = useScriptedSession(
-  {
-    registry:
-      echoServer('lead_srv', { tools: 'note', envVars: ['LEAD_CRED'] }) +
-      echoServer('worker_srv', { tools: 'note' }),
-    profile: profileToml('survivors', 'lead', {
-      lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: { required: true } } },
-      worker: { grants: { worker_srv: { required: true } } },
-    }),
-    credentials: 'LEAD_CRED=survivor-canary-77aa\n',
-  },
-  spawnWorkerThenHold(held),
-  {
-    release: () => {
-      held.releaseAll();
-    },
-  },
-);
+const scripted = useLeadWorkerSession('survivors', held, {
+  leadCredential: 'survivor-canary-77aa',
+});
 
 describe('no survivors', () => {
   it('ends every marked process and removes auth copies and the socket after kill -9', async () => {

@@ -12,19 +12,14 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   echoServer,
   makeWorld,
   profileToml,
-  requireBuild,
   runInWorld,
   startCli,
   waitFor,
@@ -92,16 +87,7 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
   return [{ type: 'message', text: 'LEAD-DONE' }];
 }
 
-let model: ScriptedModel;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-});
-
-afterAll(async () => {
-  await model.close();
-});
+const fixture = useScriptedModel(script);
 
 /** `codex-mmo exec PACK PROMPT` in `world`, with time for a loaded machine. */
 function execIn(world: World, prompt: string): RunningCli {
@@ -122,7 +108,7 @@ async function newWorld(profile = PROFILE): Promise<World> {
         args: ['--call-log', join(root, 'guarded-calls.jsonl')],
       }) + echoServer('notes', { tools: 'read' }),
     profile,
-    modelUrl: model.baseUrl,
+    modelUrl: fixture.model.baseUrl,
   });
 }
 
