@@ -10,14 +10,12 @@ import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'smol-toml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import {
   scriptedProviderConfig,
-  startScriptedModel,
   type ModelRequest,
   type ScriptedItem,
-  type ScriptedModel,
 } from '../../../src/runtime/codex/scripted-model.js';
 import { compileProfile } from '../../../src/config/compile/compile-profile.js';
 import { renderProcess } from '../../../src/config/compile/render-process.js';
@@ -31,6 +29,7 @@ import type { ResolvedPlan } from '../../../src/config/profile/types.js';
 import type { StoredSnapshot } from '../../../src/config/snapshot/types.js';
 import { codexFacts } from '../../../src/config/codex/codex-versions.js';
 import { TEST_CODEX_SERIES } from '../../support/codex-bin.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import { tmpDir } from '../../support/tmp.js';
 import { CODEX_BIN, FIXTURES, REPO } from '../../support/load-fixture.js';
 
@@ -153,14 +152,14 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
+// Codex runs on a rendered home here, not through the built CLI
+const fixture = useScriptedModel(script, { needsBuild: false });
 let stored: StoredSnapshot;
 let plan: ResolvedPlan;
 let exec: { code: number | null; stdout: string; stderr: string };
 let homeFiles: string[];
 
 beforeAll(async () => {
-  model = await startScriptedModel(script);
   const root = await tmpDir();
   const configDir = join(root, 'config');
   await mkdir(join(configDir, 'tool-mcp.d'), { recursive: true });
@@ -168,7 +167,7 @@ beforeAll(async () => {
   // the operator's base settings point every process at the scripted model
   await writeFile(
     join(configDir, 'codex-base.toml'),
-    stringify(scriptedProviderConfig(model.baseUrl)),
+    stringify(scriptedProviderConfig(fixture.model.baseUrl)),
   );
   const packDir = join(root, 'pack');
   await mkdir(packDir);
@@ -213,19 +212,15 @@ beforeAll(async () => {
   });
 }, 90_000);
 
-afterAll(async () => {
-  await model.close();
-});
-
 const requestsOf = (agent: Agent): ModelRequest[] =>
-  model.requests.filter((r) => agentOf(r) === agent);
+  fixture.model.requests.filter((r) => agentOf(r) === agent);
 
 describe('real codex exec on a rendered home', () => {
   it('runs the whole scripted session and loads every rendered role', () => {
     expect(homeFiles).toEqual(['config.toml', 'agents/reviewer.toml', 'agents/scribe.toml']);
     const outcome = {
       code: exec.code,
-      modelErrors: model.errors,
+      modelErrors: fixture.model.errors,
       malformed: /malformed/i.test(exec.stderr),
       finished: exec.stdout.includes('lead done'),
       // a child's completion may prompt Codex to give the lead one more turn

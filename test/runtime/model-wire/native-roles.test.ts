@@ -9,14 +9,12 @@ import { execFile } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, stringify } from 'smol-toml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import {
   scriptedProviderConfig,
-  startScriptedModel,
   type ModelRequest,
   type ScriptedItem,
-  type ScriptedModel,
 } from '../../../src/runtime/codex/scripted-model.js';
 import { compileProfile } from '../../../src/config/compile/compile-profile.js';
 import { renderProcess } from '../../../src/config/compile/render-process.js';
@@ -24,6 +22,7 @@ import { writeRenderedHome } from '../../../src/config/compile/write-home.js';
 import { ModelWire } from '../../../src/runtime/model-wire/model-wire.js';
 import { resolveDirectories } from '../../../src/foundation/paths/directories.js';
 import { TEST_CODEX_BIN, TEST_CODEX_SERIES } from '../../support/codex-bin.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import { tmpDir } from '../../support/tmp.js';
 
 const REPO = join(import.meta.dirname, '../../..');
@@ -146,21 +145,21 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
+// Codex runs on a rendered home here, not through the built CLI
+const fixture = useScriptedModel(script, { needsBuild: false });
 let wire: ModelWire;
 let exec: { code: number | null; stdout: string; stderr: string };
 let config: Record<string, unknown>;
 let log: string;
 
 beforeAll(async () => {
-  model = await startScriptedModel(script);
   const root = await tmpDir();
   const configDir = join(root, 'config');
   await mkdir(join(configDir, 'tool-mcp.d'), { recursive: true });
   await writeFile(join(configDir, 'tool-mcp.d', '10-wire.toml'), REGISTRY);
   await writeFile(
     join(configDir, 'codex-base.toml'),
-    stringify(scriptedProviderConfig(model.baseUrl)),
+    stringify(scriptedProviderConfig(fixture.model.baseUrl)),
   );
   const packDir = join(root, 'pack');
   await mkdir(packDir);
@@ -209,12 +208,8 @@ beforeAll(async () => {
   await wire.close();
 }, 120_000);
 
-afterAll(async () => {
-  await model.close();
-});
-
 const requestsOf = (agent: Agent): ModelRequest[] =>
-  model.requests.filter((r) => agentOf(r) === agent);
+  fixture.model.requests.filter((r) => agentOf(r) === agent);
 
 describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
   it('runs the whole scripted session through the wire, over HTTP', () => {
@@ -224,7 +219,7 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
     expect(provider.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/p\/[0-9a-f]{32}$/);
     expect({
       code: exec.code,
-      modelErrors: model.errors,
+      modelErrors: fixture.model.errors,
       finished: exec.stdout.includes('lead done'),
       // alpha.two, spawn, wait, done (0.149 adds one when the scribe's turn ends)
       reviewer: requestsOf('reviewer').length >= 4,
@@ -291,7 +286,7 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
       reason:
         'role lead may not start a sub-agent of role scribe: its native_agents allow reviewer',
     });
-    expect(model.requests.filter((r) => r.threadId === refused[0]!.thread)).toEqual([]);
+    expect(fixture.model.requests.filter((r) => r.threadId === refused[0]!.thread)).toEqual([]);
   });
 
   it('renders the nesting depth, so the nested native role can be started at all', () => {
