@@ -9,11 +9,10 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { useLeadWorkerSession } from '../../support/lead-worker-session.js';
+import { startWorkingTeam, useLeadWorkerSession } from '../../support/lead-worker-session.js';
 import {
   processesMentioning,
   running,
-  startInWorld,
   waitFor,
   HeldRequests,
   commandOf,
@@ -25,21 +24,7 @@ const scripted = useLeadWorkerSession('hangup', held);
 
 describe('SIGHUP', () => {
   it('ends Codex, the participant and every MCP server and records the session stopped', async () => {
-    const supervisor = startInWorld(scripted.world, [
-      'exec',
-      scripted.world.packDir,
-      'SPAWN then hang',
-    ]);
-    await waitFor(
-      () =>
-        scripted.model.requests.some((r) =>
-          r.developerTexts.some((t) => t.includes('ROLE-WORKER')),
-        ) &&
-        scripted.model.requests.some(
-          (r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput,
-        ),
-      90_000,
-    );
+    const supervisor = await startWorkingTeam(scripted);
     const [id = ''] = await readdir(join(scripted.world.stateDir, 'sessions'));
     const marker = `CODEX_MMO_SESSION=${id}`;
     const marked = await processesMentioning(marker);

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { isAlive } from '../../../src/foundation/process/process-control.js';
-import { useLeadWorkerSession } from '../../support/lead-worker-session.js';
+import { startWorkingTeam, useLeadWorkerSession } from '../../support/lead-worker-session.js';
 import {
   processesMentioning,
   running,
@@ -35,21 +35,7 @@ const scripted = useLeadWorkerSession('survivors', held, {
 
 describe('no survivors', () => {
   it('ends every marked process and removes auth copies and the socket after kill -9', async () => {
-    const supervisor = startInWorld(scripted.world, [
-      'exec',
-      scripted.world.packDir,
-      'SPAWN then hang',
-    ]);
-    await waitFor(
-      () =>
-        scripted.model.requests.some((r) =>
-          r.developerTexts.some((t) => t.includes('ROLE-WORKER')),
-        ) &&
-        scripted.model.requests.some(
-          (r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput,
-        ),
-      90_000,
-    );
+    const supervisor = await startWorkingTeam(scripted);
     const [id = ''] = await sessionIds();
     const marker = `CODEX_MMO_SESSION=${id}`;
     const dir = join(scripted.world.stateDir, 'sessions', id);
