@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { sessionCalls } from '../../support/session-calls.js';
 import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   echoServer,
@@ -197,9 +198,7 @@ describe("a native role's approvals", () => {
   });
 
   it('shows refused calls in session calls: a denied approval, a tool not offered, a tool outside the role grant', async () => {
-    const shown = await runInWorld(world, ['session', 'calls', id, '--json']);
-    expect(shown.code, shown.stderr).toBe(0);
-    const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
+    const calls = await sessionCalls(world, id);
     const refused = calls
       .filter((c) => c.outcome !== 'ok')
       .map((c) => `${String(c.role)} ${String(c.server)}.${String(c.tool)} ${String(c.reason)}`)

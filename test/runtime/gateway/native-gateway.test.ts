@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { sessionCalls } from '../../support/session-calls.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
 import { CLI, echoServer, onlySession, profileToml, runInWorld } from '../../support/world.js';
 
@@ -160,14 +161,7 @@ describe('native sub-agents through the gateway', () => {
     expect(logged).toContain('lead-adds');
 
     const { record } = await onlySession(scripted.world);
-    const shown = await runInWorld(scripted.world, [
-      'session',
-      'calls',
-      String(record.id),
-      '--json',
-    ]);
-    expect(shown.code, shown.stderr).toBe(0);
-    const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
+    const calls = await sessionCalls(scripted.world, String(record.id));
     const adds = calls.filter((c) => c.tool === 'add');
     expect(adds).toHaveLength(2);
     expect(adds).toContainEqual(

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { sessionCalls } from '../../support/session-calls.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
 import { echoServer, onlySession, profileToml, runInWorld, startCli } from '../../support/world.js';
 
@@ -159,14 +160,7 @@ describe('native roles receive exactly their grant, whatever its shape', () => {
 
   it('refuses and records every other call, the root included', async () => {
     const { record } = await onlySession(scripted.world);
-    const shown = await runInWorld(scripted.world, [
-      'session',
-      'calls',
-      String(record.id),
-      '--json',
-    ]);
-    expect(shown.code, shown.stderr).toBe(0);
-    const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
+    const calls = await sessionCalls(scripted.world, String(record.id));
     const refused = calls
       .filter((c) => c.outcome !== 'ok')
       .map((c) => `${String(c.role)} ${String(c.server)}.${String(c.tool)} ${String(c.reason)}`)
