@@ -1,20 +1,21 @@
 /**
  * codex-mmo's library API: what a program needs to load and check the operator registry, resolve
  * and compile a profile, render and store its snapshot, and start, observe and stop a session,
- * with the Diagnostic and error types and the code catalogues. Re-exports only: importing this
- * module runs nothing. Library functions never print, exit or read `process.env` themselves.
+ * with the Diagnostic and error types and the code catalogues. Re-exports only, each from its
+ * area's index: importing this module runs nothing. Library functions never print, exit or read
+ * `process.env` themselves.
  */
 
-// --- diagnostics, errors, codes and the version ---
+// --- diagnostics, errors and the version ---
 export {
   formatDiagnostic,
   hasErrors,
+  maskSecrets,
   sortDiagnostics,
   summarize,
   type Diagnostic,
   type Severity,
-} from './foundation/diagnostics/diagnostic.js';
-export { maskSecrets } from './foundation/diagnostics/mask-secrets.js';
+} from './foundation/diagnostics/index.js';
 export {
   CodexMmoError,
   IntegrityError,
@@ -23,13 +24,6 @@ export {
   describeError,
   type CodexMmoErrorCode,
 } from './foundation/errors.js';
-export { REGISTRY_CODES, type RegistryCode } from './config/registry/diagnostic-codes.js';
-export { PROFILE_DIAGNOSTIC_CODES, type CodeInfo } from './config/profile/diagnostic-codes.js';
-export {
-  PROBE_CODES,
-  type ProbeCode,
-  type ProbeCodeInfo,
-} from './runtime/probe/diagnostic-codes.js';
 export { VERSION } from './foundation/version.js';
 
 // --- where codex-mmo keeps its files ---
@@ -39,63 +33,88 @@ export {
   type Directories,
   type DirectoryOverrides,
   type Environment,
-} from './foundation/paths/directories.js';
+} from './foundation/paths/index.js';
 
 // --- the operator registry: load, validate, probe and pin ---
 export {
+  REGISTRY_CODES,
   REGISTRY_SCHEMA_VERSION,
+  fragmentJsonSchema,
+  loadCredentials,
+  loadRegistry,
+  validateRegistry,
   type ApprovalMode,
+  type LoadedCredentials,
   type Registry,
+  type RegistryCode,
   type RegistryEntry,
+  type RegistryValidation,
   type ServerDefinition,
-} from './config/registry/types.js';
-export { loadRegistry } from './config/registry/load-registry.js';
-export { loadCredentials, type LoadedCredentials } from './config/registry/credentials.js';
-export { validateRegistry, type RegistryValidation } from './config/registry/validate-registry.js';
-export { fragmentJsonSchema } from './config/registry/fragment-schema.js';
-export { probeServer, type ProbeContext, type ProbeResult } from './runtime/probe/probe-server.js';
-export { pinServer, type PinContext, type PinResult } from './runtime/probe/pin-server.js';
+} from './config/registry/index.js';
+export {
+  PROBE_CODES,
+  pinServer,
+  probeServer,
+  type PinContext,
+  type PinResult,
+  type ProbeCode,
+  type ProbeCodeInfo,
+  type ProbeContext,
+  type ProbeResult,
+} from './runtime/probe/index.js';
 
 // --- profiles: open, resolve, check ---
 export {
+  PROFILE_DIAGNOSTIC_CODES,
   PROFILE_SCHEMA_VERSION,
+  installPack,
+  listPacks,
+  openPack,
+  planToJson,
+  resolvePack,
+  resolvePlan,
+  type CodeInfo,
   type ProfileData,
   type ProfilePack,
   type ResolvedPlan,
-} from './config/profile/types.js';
-export { installPack, listPacks, openPack } from './config/profile/pack-store.js';
-export { resolvePack } from './config/profile/resolve-pack.js';
-export { resolvePlan } from './config/profile/resolve-plan.js';
-export { planToJson, type ResolvedPlanJson } from './config/profile/plan-json.js';
-export { doctorProfile, type DoctorReport } from './features/profile/doctor.js';
+  type ResolvedPlanJson,
+} from './config/profile/index.js';
+export { doctorProfile, type DoctorReport } from './features/profile/index.js';
 
 // --- compile a profile into a snapshot and render Codex homes from it ---
 export {
   compileProfile,
+  renderAll,
+  renderProcess,
+  writeRenderedHome,
   type CompileRequest,
   type CompileResult,
-} from './config/compile/compile-profile.js';
-export { renderAll, renderProcess } from './config/compile/render-process.js';
-export { writeRenderedHome } from './config/compile/write-home.js';
-export type { MeshLaunch, RenderOptions, RenderedHome } from './config/compile/types.js';
-export { listSnapshots, readSnapshot } from './config/snapshot/snapshot-store.js';
-export { planOfSnapshot } from './config/snapshot/plan-of-snapshot.js';
-export type { Snapshot, StoredSnapshot } from './config/snapshot/types.js';
+  type MeshLaunch,
+  type RenderOptions,
+  type RenderedHome,
+} from './config/compile/index.js';
+export {
+  listSnapshots,
+  planOfSnapshot,
+  readSnapshot,
+  type Snapshot,
+  type StoredSnapshot,
+} from './config/snapshot/index.js';
 
 // --- sessions: start, observe, stop, smoke-test ---
 export {
   startSession,
+  stopSession,
   type StartSessionRequest,
   type StartSessionResult,
-} from './features/session/start-session.js';
-export { stopSession, type StopResult } from './features/session/stop-session.js';
+  type StopResult,
+} from './features/session/index.js';
 export {
   listSessionRecords,
   locateSession,
   readSessionRecord,
-} from './runtime/session/session-store.js';
-export type { SessionRecord, SessionStatus } from './runtime/session/session-record.js';
-export { readEvents } from './runtime/events/read-events.js';
-export { formatEvent } from './runtime/events/format-event.js';
-export type { SessionEvent } from './runtime/events/session-event.js';
-export { smokeProfile } from './features/smoke/smoke.js';
+  type SessionRecord,
+  type SessionStatus,
+} from './runtime/session/index.js';
+export { formatEvent, readEvents, type SessionEvent } from './runtime/events/index.js';
+export { smokeProfile } from './features/smoke/index.js';

@@ -1,12 +1,14 @@
 /**
- * The library API: the exact set of names `src/index.ts` exports (types included) is pinned, the
+ * The library API: the exact set of names `src/index.ts` exports (types included) is pinned, each
+ * area index holds only names the CLI or the API takes, the
  * built entry point the package's `exports` names loads without side effects (no output, no
  * process listeners, nothing keeping the process alive), and the library example of docs/library.md runs
  * against it as a user would write it, importing `codex-mmo`.
  */
 import { execFile } from 'node:child_process';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
+import { dirname, join, normalize } from 'node:path';
 import { promisify } from 'node:util';
 
 import ts from 'typescript';
@@ -120,6 +122,61 @@ async function exportedNames(file: string): Promise<string[]> {
   }
   return names.sort();
 }
+
+/** Every area index under `src/` (each `index.ts` below the top-level one), repository-relative. */
+function areaIndexes(): string[] {
+  return readdirSync(join(REPO, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('/index.ts'))
+    .map((file) => `src/${file}`)
+    .sort();
+}
+
+/** The names the CLI and `src/index.ts` import or re-export from each area index. */
+async function namesTakenFromIndexes(): Promise<Map<string, Set<string>>> {
+  const files = readdirSync(join(REPO, 'src/cli'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => `src/cli/${file}`);
+  const taken = new Map<string, Set<string>>();
+  for (const file of [...files, 'src/index.ts']) {
+    const text = await readFile(join(REPO, file), 'utf8');
+    for (const m of text.matchAll(
+      /(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'([^']+)'/g,
+    )) {
+      const target = normalize(join(dirname(file), m[2] ?? '')).replace(/\.js$/, '.ts');
+      const names = (m[1] ?? '').split(',').map((n) => n.trim().replace(/^type /, ''));
+      const set = taken.get(target) ?? new Set<string>();
+      for (const name of names) if (name !== '') set.add(name);
+      taken.set(target, set);
+    }
+    for (const m of text.matchAll(/import\('([^']+)'\)\s*\)\.(\w+)/g)) {
+      const target = normalize(join(dirname(file), m[1] ?? '')).replace(/\.js$/, '.ts');
+      taken.set(target, new Set([...(taken.get(target) ?? []), m[2] ?? '']));
+    }
+  }
+  return taken;
+}
+
+describe('the area indexes', () => {
+  it('hold named re-exports only, every one taken by the CLI or the API', async () => {
+    const taken = await namesTakenFromIndexes();
+    const indexes = areaIndexes();
+    expect(indexes.length).toBeGreaterThan(15);
+    for (const index of indexes) {
+      const names = await exportedNames(join(REPO, index));
+      const unused = names.filter((name) => !taken.get(index)?.has(name));
+      expect(unused, `${index} exports names nothing imports`).toEqual([]);
+    }
+  });
+
+  it('are where the API takes its names from, besides the errors and the version', async () => {
+    const text = await readFile(join(REPO, 'src/index.ts'), 'utf8');
+    const sources = [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
+    expect(sources.filter((s) => !s?.endsWith('/index.js'))).toEqual([
+      './foundation/errors.js',
+      './foundation/version.js',
+    ]);
+  });
+});
 
 describe('the library API', () => {
   it('exports exactly the curated names', async () => {

@@ -14,7 +14,7 @@ import {
   sortDiagnostics,
   summarize,
 } from '../index.js';
-import { suggest } from '../foundation/diagnostics/did-you-mean.js';
+import { suggest } from '../foundation/diagnostics/index.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo } from './io.js';
 
 export const GLOBAL_OPTIONS = {

@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 
 import { fdWriter } from './fd-writer.js';
-import { pidNamespace } from '../foundation/process/pid-namespace.js';
+import { pidNamespace } from '../foundation/process/index.js';
 
 // A closed pipe (`codex-mmo tool-mcp list | head`) ends output quietly instead of with a trace:
 // once the turn that met it is over, with the exit code of a command that finished meanwhile
@@ -35,7 +35,7 @@ async function main(): Promise<number> {
   const relayed =
     argv[0] === 'gateway' && argv[1] === 'connect'
       ? await (
-          await import('../runtime/gateway/relay-argv.js')
+          await import('../runtime/gateway/index.js')
         ).runRelayFromArguments(argv.slice(2), {
           cwd: process.cwd(),
           env: process.env,

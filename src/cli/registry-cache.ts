@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import { type Directories, VERSION } from '../index.js';
-import { codeFingerprint, type FragmentCache } from '../config/registry/fragment-cache.js';
+import { codeFingerprint, type FragmentCache } from '../config/registry/index.js';
 
 /**
  * The cache, or undefined when the state dir's parent does not exist (a home that is not there):

@@ -4,7 +4,7 @@
  * did-you-mean for a mistyped command); unexpected errors print one line and exit 1.
  */
 import { CodexMmoError, describeError } from '../index.js';
-import { suggest } from '../foundation/diagnostics/did-you-mean.js';
+import { suggest } from '../foundation/diagnostics/index.js';
 import { UsageError, usageExit } from './common.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo, type CommandModule } from './io.js';
 

@@ -3,7 +3,9 @@
  * foundation, config, runtime, features, cli; `src/index.ts` is the public API above the four
  * library layers. A file may import its own folder, a lower layer, or a sibling folder of its own
  * layer as long as the folders of that layer form no cycle. Nothing but the CLI imports the CLI,
- * and no library layer imports `src/index.ts`. The CLI counts as one folder.
+ * and no library layer imports `src/index.ts`. The CLI counts as one folder. An area's `index.ts`
+ * re-exports its own folder only; the CLI reaches the library only through `src/index.ts` and
+ * area indexes, and library modules import each other directly, never through an index.
  */
 import { folderOf, type ImportEdge } from './import-graph.js';
 
@@ -30,6 +32,25 @@ function unitOf(file: string): string {
   return layerOf(file) === 'cli' ? 'src/cli' : folderOf(file);
 }
 
+/** An area's index module: an `index.ts` inside a layer's folder (not `src/index.ts`). */
+function isAreaIndex(file: string): boolean {
+  return file !== API && file.endsWith('/index.ts');
+}
+
+/** Why an import breaks the index rule (see the header), or undefined when it keeps it. */
+function indexProblem(edge: ImportEdge, from: string, to: string): string | undefined {
+  if (isAreaIndex(edge.from) && folderOf(edge.to) !== folderOf(edge.from)) {
+    return 'an area index re-exports another folder';
+  }
+  if (from === 'cli' && to !== 'cli' && to !== 'api' && !isAreaIndex(edge.to)) {
+    return "the CLI imports past an area's index";
+  }
+  if (from !== 'cli' && from !== 'api' && isAreaIndex(edge.to) && !isAreaIndex(edge.from)) {
+    return 'a library module imports an index';
+  }
+  return undefined;
+}
+
 /** Why one import breaks the rule, or undefined when it keeps it. */
 function edgeProblem(edge: ImportEdge): string | undefined {
   const from = layerOf(edge.from);
@@ -39,7 +60,7 @@ function edgeProblem(edge: ImportEdge): string | undefined {
   if (to === 'cli' && from !== 'cli') return `${from} imports the CLI`;
   if (to === 'api' && from !== 'cli') return `${from} imports the public API (src/index.ts)`;
   if (rank(to) > rank(from)) return `upward: ${from} imports ${to}`;
-  return undefined;
+  return indexProblem(edge, from, to);
 }
 
 /** The folder cycles among sibling folders of one layer: each as its folders, in cycle order. */

@@ -23,7 +23,7 @@ function graph(...pairs: [string, string][]): ImportEdge[] {
 }
 
 describe('the layers of src/', () => {
-  it('has no upward import, no import of the CLI or the API from below, and no folder cycle', () => {
+  it('has no upward import, no import of the CLI or the API from below, no folder cycle, and indexes kept', () => {
     const edges = importGraph(ROOT, 'src');
     expect(edges.length).toBeGreaterThan(500);
     expect(layerViolations(edges)).toEqual([]);
@@ -65,6 +65,29 @@ describe('the layer check', () => {
     expect(layerViolations(edges)).toEqual([
       'src/features/session/launch.ts -> index.ts (features imports the public API (src/index.ts))',
       'src/runtime/probe/report.ts -> cli/common.ts (runtime imports the CLI)',
+    ]);
+  });
+
+  it('lets the CLI and the API reach the library through area indexes', () => {
+    const edges = graph(
+      ['cli/commands/run.ts', 'features/session/index.ts'],
+      ['cli/main.ts', 'runtime/gateway/index.ts'],
+      ['index.ts', 'config/registry/index.ts'],
+      ['config/registry/index.ts', 'config/registry/types.ts'],
+    );
+    expect(layerViolations(edges)).toEqual([]);
+  });
+
+  it('refuses the CLI past an index, an index of another folder, and a library import of one', () => {
+    const edges = graph(
+      ['cli/commands/run.ts', 'features/session/launch.ts'],
+      ['config/registry/index.ts', 'config/profile/types.ts'],
+      ['runtime/mesh/broker.ts', 'runtime/session/index.ts'],
+    );
+    expect(layerViolations(edges)).toEqual([
+      "src/cli/commands/run.ts -> features/session/launch.ts (the CLI imports past an area's index)",
+      'src/config/registry/index.ts -> config/profile/types.ts (an area index re-exports another folder)',
+      'src/runtime/mesh/broker.ts -> runtime/session/index.ts (a library module imports an index)',
     ]);
   });
 

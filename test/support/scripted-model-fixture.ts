@@ -23,6 +23,8 @@ export interface ScriptedModelFixture {
 export interface ScriptedModelOptions {
   /** Called before the model closes, to answer requests a test still holds. */
   readonly release?: () => void;
+  /** Whether the suite runs the built CLI, so that a missing build fails first (default true). */
+  readonly needsBuild?: boolean;
 }
 
 /** Starts a scripted model answering with `script` for the enclosing suite (see the header). */
@@ -39,7 +41,7 @@ export function useScriptedModel(
     },
   };
   beforeAll(async () => {
-    requireBuild();
+    if (options.needsBuild !== false) requireBuild();
     model = await startScriptedModel((request) => fixture.script(request));
   });
   afterAll(async () => {

@@ -12,13 +12,16 @@ import {
   type SessionEvent,
   startSession,
 } from '../../index.js';
-import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/approval-types.js';
-import { defaultCliLaunch } from '../../runtime/mesh/mesh-command.js';
-import { resolveMaxParticipants } from '../../runtime/mesh/participant-cap.js';
-import { parseExecCodexArgs } from '../../features/session/exec-arguments.js';
-import { launchSession } from '../../features/session/launch.js';
-import type { SessionMode } from '../../features/session/prepare-session.js';
-import { checkInterpreter, checkSessionCwd } from '../../features/session/preflight.js';
+import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/index.js';
+import { defaultCliLaunch, resolveMaxParticipants } from '../../runtime/mesh/index.js';
+import {
+  parseExecCodexArgs,
+  launchSession,
+  type SessionMode,
+  checkInterpreter,
+  checkSessionCwd,
+  clearAbandonedSessions,
+} from '../../features/session/index.js';
 import {
   UsageError,
   parseCommand,
@@ -28,7 +31,6 @@ import {
   printJson,
 } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../features/session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [-- CODEX_ARGS...]
 

@@ -6,10 +6,10 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 
-import { runRelay } from '../../runtime/gateway/relay-client.js';
+import { runRelay } from '../../runtime/gateway/index.js';
 import { UsageError, parseCommand, printHelp } from '../common.js';
 import type { CliIo } from '../io.js';
-import { pidNamespace } from '../../foundation/process/pid-namespace.js';
+import { pidNamespace } from '../../foundation/process/index.js';
 
 const USAGE = `Usage: codex-mmo gateway connect --socket PATH --process ID --server S --token-env NAME
 

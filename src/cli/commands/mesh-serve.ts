@@ -5,8 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 
-import { MESH_TOKEN_ENV } from '../../runtime/mesh/mesh-credential.js';
-import { serveMesh } from '../../runtime/mesh/serve-mesh.js';
+import { MESH_TOKEN_ENV, serveMesh } from '../../runtime/mesh/index.js';
 import { UsageError, parseCommand, printHelp } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -3,7 +3,7 @@
  * Codex binary and tool pins, and says plainly what Codex 0.149 does not isolate between native
  * roles. Launches no MCP server. Exit 1 when any error is found.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { doctorProfile, summarize } from '../../index.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';

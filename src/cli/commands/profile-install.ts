@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 
 import { installPack } from '../../index.js';
-import { unresolvedGrantWarnings } from '../../config/profile/install-warnings.js';
+import { unresolvedGrantWarnings } from '../../config/profile/index.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

@@ -2,12 +2,9 @@
  * `codex-mmo profile list [--json]`: the packs installed under `<data-dir>/profiles/`, each
  * validated, with its root role and roles.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { hasErrors, listPacks, loadRegistry } from '../../index.js';
-import { loadPack } from '../../config/profile/load-pack.js';
-import { profilesDir } from '../../config/profile/pack-store.js';
-import { checkGrants } from '../../config/profile/resolve-plan.js';
-import { registryInputs } from '../../config/profile/resolve-pack.js';
+import { loadPack, profilesDir, checkGrants, registryInputs } from '../../config/profile/index.js';
 import {
   parseCommand,
   printCaughtError,

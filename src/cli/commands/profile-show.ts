@@ -3,7 +3,7 @@
  * plan against the operator registry — processes, per-role grants, lifecycle waits, mmo_mesh
  * timeouts and the variable names each process receives (never their values).
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import {
   loadRegistry,
   openPack,
@@ -13,8 +13,7 @@ import {
   resolvePack,
   summarize,
 } from '../../index.js';
-import { profileToJson } from '../../config/profile/plan-json.js';
-import { withGrantProblems } from '../../config/profile/resolve-pack.js';
+import { profileToJson, withGrantProblems } from '../../config/profile/index.js';
 import { parseCommand, printDiagnostics, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

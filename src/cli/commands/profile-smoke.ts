@@ -4,14 +4,10 @@
  * are spawned through mmo_mesh. Reports, per role and process, the tools granted versus the tools
  * the model really receives, and what was and was not measured. Exit 1 on any error.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { smokeProfile, summarize } from '../../index.js';
-import { MESH_TOOL_NAMES } from '../../runtime/protocol/mesh-protocol.js';
-import {
-  type SmokeMeasurement,
-  type SmokeReport,
-  type ToolsByServer,
-} from '../../features/smoke/smoke.js';
+import { MESH_TOOL_NAMES } from '../../runtime/protocol/index.js';
+import type { SmokeMeasurement, SmokeReport, ToolsByServer } from '../../features/smoke/index.js';
 import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

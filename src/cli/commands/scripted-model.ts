@@ -15,12 +15,8 @@ import {
   startScriptedModel,
   type ModelRequest,
   type ScriptedItem,
-} from '../../runtime/codex/scripted-model.js';
-import {
-  DEFAULT_SCRIPT,
-  parseModelScript,
-  scriptHandler,
-} from '../../features/onboard/model-script.js';
+} from '../../runtime/codex/index.js';
+import { DEFAULT_SCRIPT, parseModelScript, scriptHandler } from '../../features/onboard/index.js';
 import { UsageError, parseCommand, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

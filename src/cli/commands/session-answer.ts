@@ -5,8 +5,8 @@
  * answered at most once.
  */
 import { locateSession } from '../../index.js';
-import type { ApprovalDecision } from '../../runtime/protocol/approval-types.js';
-import { answerSessionApproval } from '../../runtime/approvals/session-approvals.js';
+import type { ApprovalDecision } from '../../runtime/protocol/index.js';
+import { answerSessionApproval } from '../../runtime/approvals/index.js';
 import { parseCommand, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -3,13 +3,12 @@
  * session or in every running session, with process, role, kind, server, tool and masked
  * arguments.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { type Diagnostic, listSessionRecords, locateSession } from '../../index.js';
-import type { PendingApproval } from '../../runtime/protocol/approval-types.js';
-import { listSessionApprovals } from '../../runtime/approvals/session-approvals.js';
-import { isAlive } from '../../foundation/process/process-control.js';
-import { effectiveRecord, isActiveStatus } from '../../runtime/session/session-record.js';
-import { sessionDir } from '../../runtime/session/session-store.js';
+import type { PendingApproval } from '../../runtime/protocol/index.js';
+import { listSessionApprovals } from '../../runtime/approvals/index.js';
+import { isAlive } from '../../foundation/process/index.js';
+import { effectiveRecord, isActiveStatus, sessionDir } from '../../runtime/session/index.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

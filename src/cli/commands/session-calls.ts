@@ -3,12 +3,11 @@
  * gateway recorded them in `<session>/calls.jsonl` — who called (process, role, thread), which
  * server and tool, the outcome and why, how long it took. ID may be a unique prefix.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { locateSession, readSessionRecord } from '../../index.js';
-import { readCalls } from '../../runtime/gateway/call-log.js';
-import type { CallRecord } from '../../runtime/gateway/call-record.js';
-import { isAlive } from '../../foundation/process/process-control.js';
-import { effectiveRecord, isActiveStatus } from '../../runtime/session/session-record.js';
+import { readCalls, type CallRecord } from '../../runtime/gateway/index.js';
+import { isAlive } from '../../foundation/process/index.js';
+import { effectiveRecord, isActiveStatus } from '../../runtime/session/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

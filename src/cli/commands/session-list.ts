@@ -2,14 +2,13 @@
  * `codex-mmo session list [--json]`: every session under the state directory with its status;
  * a session recorded as running whose supervising process is gone shows as ended.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { listSessionRecords, type SessionRecord } from '../../index.js';
-import { isAlive } from '../../foundation/process/process-control.js';
-import { livenessFor } from '../../foundation/process/session-marker.js';
-import { effectiveRecord } from '../../runtime/session/session-record.js';
+import { isAlive, livenessFor } from '../../foundation/process/index.js';
+import { effectiveRecord } from '../../runtime/session/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../features/session/abandoned-sessions.js';
+import { clearAbandonedSessions } from '../../features/session/index.js';
 
 const USAGE = `Usage: codex-mmo session list [--json]
 

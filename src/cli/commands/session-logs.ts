@@ -15,10 +15,10 @@ import {
   type SessionEvent,
   type SessionRecord,
 } from '../../index.js';
-import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
-import { rootRolloutEvents } from '../../runtime/events/rollout-events.js';
-import { isAlive } from '../../foundation/process/process-control.js';
-import { effectiveRecord, isActiveStatus } from '../../runtime/session/session-record.js';
+import { maskDeep } from '../../foundation/diagnostics/index.js';
+import { rootRolloutEvents } from '../../runtime/events/index.js';
+import { isAlive } from '../../foundation/process/index.js';
+import { effectiveRecord, isActiveStatus } from '../../runtime/session/index.js';
 import { UsageError, parseCommand, printHelp } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -3,11 +3,10 @@
  * sessions (their private Codex homes, logs and records). A running session, or one with a
  * process still alive, is never removed.
  */
-import { isAlive } from '../../foundation/process/process-control.js';
-import { pruneSessions } from '../../features/session/prune-sessions.js';
+import { isAlive } from '../../foundation/process/index.js';
+import { pruneSessions, clearAbandonedSessions } from '../../features/session/index.js';
 import { UsageError, parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../features/session/abandoned-sessions.js';
 
 const USAGE = `Usage: codex-mmo session prune [--older-than DAYS] [--json]
 

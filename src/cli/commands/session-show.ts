@@ -2,15 +2,14 @@
  * `codex-mmo session show ID [--json]`: one session's record (profile, snapshot, supervising
  * process, status, every Codex process with its home and status). ID may be a unique prefix.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { locateSession, readSessionRecord } from '../../index.js';
-import { listSessionApprovals } from '../../runtime/approvals/session-approvals.js';
-import { isAlive } from '../../foundation/process/process-control.js';
-import { livenessFor } from '../../foundation/process/session-marker.js';
-import { effectiveRecord } from '../../runtime/session/session-record.js';
+import { listSessionApprovals } from '../../runtime/approvals/index.js';
+import { isAlive, livenessFor } from '../../foundation/process/index.js';
+import { effectiveRecord } from '../../runtime/session/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../features/session/abandoned-sessions.js';
+import { clearAbandonedSessions } from '../../features/session/index.js';
 
 const USAGE = `Usage: codex-mmo session show ID [--json]
 

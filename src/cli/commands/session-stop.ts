@@ -5,7 +5,7 @@
 import { locateSession, stopSession } from '../../index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../features/session/abandoned-sessions.js';
+import { clearAbandonedSessions } from '../../features/session/index.js';
 
 const USAGE = `Usage: codex-mmo session stop ID [--json]
 

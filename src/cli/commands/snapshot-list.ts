@@ -2,7 +2,7 @@
  * `codex-mmo snapshot list [--json]`: every stored snapshot, verified, oldest first. A snapshot
  * whose bytes no longer match its id is listed as DAMAGED and makes the command exit 1.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { listSnapshots } from '../../index.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';

@@ -3,7 +3,7 @@
  * and that no installed pack compiles to with the current registry, base settings and pins.
  */
 import { compileProfile, listPacks, listSessionRecords } from '../../index.js';
-import { pruneSnapshots, SNAPSHOT_PRUNE_GRACE_MS } from '../../config/snapshot/prune-snapshots.js';
+import { pruneSnapshots, SNAPSHOT_PRUNE_GRACE_MS } from '../../config/snapshot/index.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 
 import { planOfSnapshot, readSnapshot, renderProcess, writeRenderedHome } from '../../index.js';
-import { codexInUse } from '../../runtime/codex/codex-in-use.js';
+import { codexInUse } from '../../runtime/codex/index.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

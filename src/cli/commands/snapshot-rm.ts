@@ -3,12 +3,10 @@
  * it. Records of ended sessions that used it stay (their own files keep what they rendered).
  */
 import { listSessionRecords } from '../../index.js';
-import { isAlive } from '../../foundation/process/process-control.js';
-import { livenessFor } from '../../foundation/process/session-marker.js';
-import { effectiveRecord, isActiveStatus } from '../../runtime/session/session-record.js';
-import { removeSnapshot } from '../../config/snapshot/remove-snapshot.js';
-import { resolveSnapshotHex } from '../../config/snapshot/snapshot-store.js';
-import { diagnostic } from '../../foundation/diagnostics/diagnostic.js';
+import { isAlive, livenessFor } from '../../foundation/process/index.js';
+import { effectiveRecord, isActiveStatus } from '../../runtime/session/index.js';
+import { removeSnapshot, resolveSnapshotHex } from '../../config/snapshot/index.js';
+import { diagnostic } from '../../foundation/diagnostics/index.js';
 import { parseCommand, printCaughtError, printFailure, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -3,7 +3,7 @@
  * without `sha256:`), verified on read: its profile, granted servers, processes, base settings
  * and pins. Only variable names appear, never values.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import {
   planOfSnapshot,
   planToJson,
@@ -11,7 +11,7 @@ import {
   type ResolvedPlan,
   type StoredSnapshot,
 } from '../../index.js';
-import { referencedEnvVars } from '../../config/registry/types.js';
+import { referencedEnvVars } from '../../config/registry/index.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

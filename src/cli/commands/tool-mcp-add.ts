@@ -10,11 +10,15 @@ import {
   maskSecrets,
   REGISTRY_SCHEMA_VERSION,
 } from '../../index.js';
-import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
-import { addServer, type AddRequest, type AddResult } from '../../features/onboard/add-server.js';
-import { APPROVAL_MODES } from '../../config/registry/types.js';
-import type { FragmentTarget } from '../../features/onboard/fragment-text.js';
-import { planLaunch } from '../../runtime/probe/launch-plan.js';
+import { maskDeep } from '../../foundation/diagnostics/index.js';
+import {
+  addServer,
+  type AddRequest,
+  type AddResult,
+  type FragmentTarget,
+} from '../../features/onboard/index.js';
+import { APPROVAL_MODES } from '../../config/registry/index.js';
+import { planLaunch } from '../../runtime/probe/index.js';
 import { UsageError, parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 

@@ -2,11 +2,11 @@
  * `codex-mmo tool-mcp list [--json]`: the operator registry as a table (or docs/design.md §7 JSON).
  * Reads fragments only; no credentials, no readiness checks, nothing launched.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { basename } from 'node:path';
 
 import { hasErrors, type RegistryEntry } from '../../index.js';
-import { loadRegistryCached } from '../../config/registry/load-registry-cached.js';
+import { loadRegistryCached } from '../../config/registry/index.js';
 import {
   parseCommand,
   printDiagnostics,

@@ -4,15 +4,17 @@
  * untouched) when the probe has errors other than drift, e.g. an enabled tool it does not offer.
  */
 import { type Diagnostic, hasErrors, type PinResult, pinServer } from '../../index.js';
-import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
-import { driftJson } from '../../runtime/probe/probe-report.js';
-import { diagnosticsAffecting } from '../../config/registry/validate-registry.js';
+import { maskDeep } from '../../foundation/diagnostics/index.js';
+import { driftJson } from '../../runtime/probe/index.js';
+import {
+  diagnosticsAffecting,
+  knownCredentials,
+  fragmentCredentialLiterals,
+  referencedEnvVars,
+} from '../../config/registry/index.js';
 import { printDiagnostics, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 import { startLiveCheck } from './tool-mcp-shared.js';
-import { knownCredentials } from '../../config/registry/credential-literals.js';
-import { fragmentCredentialLiterals } from '../../config/registry/fragment-credential-literals.js';
-import { referencedEnvVars } from '../../config/registry/types.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp pin ID [--json]
 

@@ -4,11 +4,11 @@
  * tool-mcp.lock. Exit 1 on any error (a tool not offered, drift, a server that does not start).
  */
 import { hasErrors, probeServer } from '../../index.js';
-import { codexInUse } from '../../runtime/codex/codex-in-use.js';
-import { readLockFile } from '../../config/lock/lock-file.js';
-import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
-import { probeJson, probeText } from '../../runtime/probe/probe-report.js';
-import { diagnosticsAffecting } from '../../config/registry/validate-registry.js';
+import { codexInUse } from '../../runtime/codex/index.js';
+import { readLockFile } from '../../config/lock/index.js';
+import { maskDeep } from '../../foundation/diagnostics/index.js';
+import { probeJson, probeText } from '../../runtime/probe/index.js';
+import { diagnosticsAffecting } from '../../config/registry/index.js';
 import { printDiagnostics, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 import { startLiveCheck } from './tool-mcp-shared.js';

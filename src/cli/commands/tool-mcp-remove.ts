@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 
-import { removeServer, type RemoveResult } from '../../features/onboard/remove-server.js';
+import { removeServer, type RemoveResult } from '../../features/onboard/index.js';
 import {
   parseCommand,
   printCaughtError,

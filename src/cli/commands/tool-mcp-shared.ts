@@ -13,9 +13,8 @@ import {
   type Registry,
   type RegistryEntry,
 } from '../../index.js';
-import { planLaunch, type LaunchContext } from '../../runtime/probe/launch-plan.js';
-import type { ServerStatus } from '../../config/registry/types.js';
-import { lookupServer } from '../../config/registry/validate-registry.js';
+import { planLaunch, type LaunchContext } from '../../runtime/probe/index.js';
+import { type ServerStatus, lookupServer } from '../../config/registry/index.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 

@@ -14,13 +14,16 @@ import {
   type RegistryEntry,
   type ServerDefinition,
 } from '../../index.js';
-import { knownCredentials } from '../../config/registry/credential-literals.js';
-import { fragmentCredentialLiterals } from '../../config/registry/fragment-credential-literals.js';
-import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
-import { checkReadiness, type Readiness } from '../../config/registry/readiness.js';
-import { referencedEnvVars } from '../../config/registry/types.js';
-import { diagnosticsAffecting } from '../../config/registry/validate-registry.js';
-import { formatKeyPath } from '../../foundation/toml/key-positions.js';
+import {
+  knownCredentials,
+  fragmentCredentialLiterals,
+  checkReadiness,
+  type Readiness,
+  referencedEnvVars,
+  diagnosticsAffecting,
+} from '../../config/registry/index.js';
+import { maskDeep } from '../../foundation/diagnostics/index.js';
+import { formatKeyPath } from '../../foundation/toml/index.js';
 import {
   parseCommand,
   printDiagnostics,

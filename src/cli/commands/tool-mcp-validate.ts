@@ -3,16 +3,17 @@
  * the readiness of its entries — command resolution, working directory, referenced variables —
  * without launching anything. Exit 1 when any error is found.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/index.js';
 import { basename } from 'node:path';
 
 import { configFiles, loadCredentials, summarize, validateRegistry } from '../../index.js';
-import { loadRegistryCached } from '../../config/registry/load-registry-cached.js';
-import { checkPins } from '../../config/lock/check-pins.js';
-import { readLockFile } from '../../config/lock/lock-file.js';
-import { knownCredentials } from '../../config/registry/credential-literals.js';
-import { fragmentCredentialLiterals } from '../../config/registry/fragment-credential-literals.js';
-import { referencedEnvVars } from '../../config/registry/types.js';
+import {
+  loadRegistryCached,
+  knownCredentials,
+  fragmentCredentialLiterals,
+  referencedEnvVars,
+} from '../../config/registry/index.js';
+import { checkPins, readLockFile } from '../../config/lock/index.js';
 import {
   parseCommand,
   printDiagnostics,

@@ -4,8 +4,8 @@
  * one of the supported versions.
  */
 import { VERSION } from '../../index.js';
-import { codexInUse } from '../../runtime/codex/codex-in-use.js';
-import { supportedSeriesText } from '../../config/codex/codex-versions.js';
+import { codexInUse } from '../../runtime/codex/index.js';
+import { supportedSeriesText } from '../../config/codex/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

@@ -9,18 +9,11 @@
  * Readiness (environment, PATH, credentials) is never cached. Key positions are not stored: a
  * cached fragment rescans its text for them only when a diagnostic needs one.
  */
-import {
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { writeFileAtomicSync } from '../../foundation/paths/atomic-write.js';
 import { KeyPositions, scanKeyPositionsOfBytes } from '../../foundation/toml/key-positions.js';
 import { isCredentialValue } from './credential-patterns.js';
 import type { FragmentSource } from './types.js';
@@ -110,9 +103,7 @@ export function writeCachedFragment(
     );
     mkdirSync(cache.dir, { recursive: true, mode: 0o700 });
     const file = fragmentCacheFile(cache, source);
-    const temporary = `${file}.${String(process.pid)}.tmp`;
-    writeFileSync(temporary, json, { mode: 0o600 });
-    renameSync(temporary, file);
+    writeFileAtomicSync(file, json, 0o600);
     // entries of an older format are not needed any more
     for (const name of readdirSync(cache.dir)) {
       if (name.endsWith('.json') && !ENTRY_NAME.test(name)) unlinkSync(join(cache.dir, name));

@@ -1,10 +1,12 @@
 /**
  * Writing a file so that a reader sees no file, the old text or the whole new one: the text goes
  * to a hidden temporary file beside it (flushed unless told otherwise), which is then renamed
- * over the file (`writeFileAtomic`) or hard-linked to a name that must not exist yet
- * (`writeNewFileAtomic`). Used for the lock, fragments, session records and cache entries.
+ * over the file (`writeFileAtomic`, or `writeFileAtomicSync` unflushed for caches) or
+ * hard-linked to a name that must not exist yet (`writeNewFileAtomic`). Used for the lock,
+ * fragments, session records and cache entries.
  */
 import { randomBytes } from 'node:crypto';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { link, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -31,6 +33,25 @@ export async function writeFileAtomic(
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
+    throw cannotWrite(file, error);
+  }
+}
+
+/**
+ * Writes `text` to `file` (temp file + rename, not flushed) with `mode`, synchronously: for cache
+ * entries that may be lost but never seen half-written. Throws IoError on failure.
+ */
+export function writeFileAtomicSync(file: string, text: string, mode: number): void {
+  const temp = tempBeside(file);
+  try {
+    writeFileSync(temp, text, { mode, flag: 'wx' });
+    renameSync(temp, file);
+  } catch (error) {
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // the temporary file was never made (its directory cannot hold one)
+    }
     throw cannotWrite(file, error);
   }
 }

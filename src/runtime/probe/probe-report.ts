@@ -3,7 +3,7 @@
  * (`{"ok","server","tools":[{"name","annotations",...}],"diagnostics":[...]}` plus server info,
  * protocol version, time to ready and drift detail) and the readable text summary.
  */
-import { formatTable } from '../../foundation/text-table.js';
+import { formatTable } from '../../foundation/text/text-table.js';
 import { countOf } from '../../foundation/diagnostics/count-words.js';
 import type { Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import type { ProbedTool } from './analyze-surface.js';

@@ -6,23 +6,12 @@
  * request is recorded: what each supported Codex really gives a native role is measured here, and the
  * profile doctor's `native-role-not-isolated` statement is checked against the measurement.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'smol-toml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  scriptedProviderConfig,
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import { compileProfile } from '../../../src/config/compile/compile-profile.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { renderProcess } from '../../../src/config/compile/render-process.js';
 import { writeRenderedHome } from '../../../src/config/compile/write-home.js';
-import { resolveDirectories } from '../../../src/foundation/paths/directories.js';
 import {
   nativeIsolationDiagnostics,
   nativeRoleDeltas,
@@ -31,7 +20,8 @@ import type { ResolvedPlan } from '../../../src/config/profile/types.js';
 import type { StoredSnapshot } from '../../../src/config/snapshot/types.js';
 import { codexFacts } from '../../../src/config/codex/codex-versions.js';
 import { TEST_CODEX_SERIES } from '../../support/codex-bin.js';
-import { tmpDir } from '../../support/tmp.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
+import { codexExec, compileInTemp } from '../../support/rendered-home.js';
 import { CODEX_BIN, FIXTURES, REPO } from '../../support/load-fixture.js';
 
 /** The version table's row for the Codex this run measures. */
@@ -153,35 +143,23 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
+// Codex runs on a rendered home here, not through the built CLI
+const fixture = useScriptedModel(script, { needsBuild: false });
 let stored: StoredSnapshot;
 let plan: ResolvedPlan;
 let exec: { code: number | null; stdout: string; stderr: string };
 let homeFiles: string[];
 
 beforeAll(async () => {
-  model = await startScriptedModel(script);
-  const root = await tmpDir();
-  const configDir = join(root, 'config');
-  await mkdir(join(configDir, 'tool-mcp.d'), { recursive: true });
-  await writeFile(join(configDir, 'tool-mcp.d', '10-live.toml'), REGISTRY);
-  // the operator's base settings point every process at the scripted model
-  await writeFile(
-    join(configDir, 'codex-base.toml'),
-    stringify(scriptedProviderConfig(model.baseUrl)),
-  );
-  const packDir = join(root, 'pack');
-  await mkdir(packDir);
-  await writeFile(join(packDir, 'profile.toml'), PACK);
-  const dirs = resolveDirectories({}, root, {
-    configDir,
-    dataDir: join(root, 'data'),
-    stateDir: join(root, 'state'),
+  const compiled = await compileInTemp({
+    registry: REGISTRY,
+    pack: PACK,
+    modelUrl: fixture.model.baseUrl,
   });
-  const compiled = await compileProfile({ nameOrPath: packDir, dirs, cwd: root });
   expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  stored = compiled.stored!;
-  plan = compiled.plan!;
+  const root = compiled.root;
+  stored = compiled.stored;
+  plan = compiled.plan;
 
   const codexHome = join(root, 'codex-home');
   // measured without the model wire: the rendering for a provider the wire cannot front (the
@@ -194,38 +172,21 @@ beforeAll(async () => {
   });
   homeFiles = [...rendered.files.keys()];
   await writeRenderedHome(rendered, codexHome);
-  const work = join(root, 'work');
-  await mkdir(work);
-  exec = await new Promise((resolve) => {
-    execFile(
-      CODEX_BIN,
-      ['exec', '--skip-git-repo-check', '--ephemeral', '--strict-config', 'Do the task.'],
-      {
-        cwd: work,
-        env: { PATH: process.env.PATH, HOME: root, CODEX_HOME: codexHome, ALPHA_TOKEN: 'x' },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-        resolve({ code, stdout, stderr });
-      },
-    ).stdin?.end();
+  exec = await codexExec(CODEX_BIN, root, codexHome, {
+    env: { ALPHA_TOKEN: 'x' },
+    timeoutMs: 60_000,
   });
 }, 90_000);
 
-afterAll(async () => {
-  await model.close();
-});
-
 const requestsOf = (agent: Agent): ModelRequest[] =>
-  model.requests.filter((r) => agentOf(r) === agent);
+  fixture.model.requests.filter((r) => agentOf(r) === agent);
 
 describe('real codex exec on a rendered home', () => {
   it('runs the whole scripted session and loads every rendered role', () => {
     expect(homeFiles).toEqual(['config.toml', 'agents/reviewer.toml', 'agents/scribe.toml']);
     const outcome = {
       code: exec.code,
-      modelErrors: model.errors,
+      modelErrors: fixture.model.errors,
       malformed: /malformed/i.test(exec.stderr),
       finished: exec.stdout.includes('lead done'),
       // a child's completion may prompt Codex to give the lead one more turn

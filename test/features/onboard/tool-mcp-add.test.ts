@@ -3,23 +3,21 @@
  * and the configurable fixture server (destructive annotations, hostile descriptions, crashes).
  * Every refusal must leave the config dir byte-for-byte unchanged.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import { parseTomlBytes } from '../../../src/foundation/toml/parse-toml.js';
 import { runCli, type CliResult } from '../../support/cli.js';
 import {
   EVERYTHING_BIN,
-  EVERYTHING_HTTP,
   FIXTURE_SERVER,
   launchEnv,
-  processGone,
   runIn,
   workspace,
   type Workspace,
 } from '../../support/probe-helpers.js';
+import { useEverythingHttp } from '../../support/everything-http.js';
 
 interface AddJson {
   ok: boolean;
@@ -264,51 +262,19 @@ describe('tool-mcp add refuses, changing nothing', () => {
 });
 
 describe('tool-mcp add over Streamable HTTP', () => {
-  let server: ChildProcess | undefined;
-  let port = 0;
-  let headersFile = '';
+  const everything = useEverythingHttp();
   let ws: Workspace;
   const token = 'canary-bearer-token-5522bb';
   const team = 'canary-team-header-31';
 
   beforeAll(async () => {
     ws = await workspace();
-    headersFile = ws.path('headers.jsonl');
-    const child = spawn(process.execPath, [EVERYTHING_HTTP], {
-      env: { PATH: process.env.PATH, PORT: '0', HEADERS_FILE: headersFile },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    server = child;
-    port = await new Promise<number>((resolve, reject) => {
-      let text = '';
-      const timer = setTimeout(() => {
-        reject(new Error(`server-everything did not start: ${text}`));
-      }, 20_000);
-      child.stderr.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        const match = /LISTENING (\d+)/.exec(text);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-    });
-  });
-
-  afterAll(async () => {
-    const pid = server?.pid;
-    server?.kill('SIGKILL');
-    if (pid !== undefined) {
-      for (let i = 0; i < 100 && !(await processGone(pid)); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }
   });
 
   it('adds it with the bearer token and header variables, never printing their values', async () => {
     await ws.credentials(`TEAM_ID=${team}\n`);
     const env = launchEnv(ws, { EVERY_TOKEN: token });
-    const url = `http://127.0.0.1:${port}/mcp`;
+    const url = `http://127.0.0.1:${everything.port}/mcp`;
     const args = ['tool-mcp', 'add', 'every-http', '--url', url];
     const withAuth = [
       ...args,
@@ -327,7 +293,7 @@ describe('tool-mcp add over Streamable HTTP', () => {
       env_http_headers: { 'X-Team': 'TEAM_ID' },
     });
     expect(out.server?.enabled_tools).toEqual(expect.arrayContaining(['echo', 'get-sum']));
-    const requests = (await readFile(headersFile, 'utf8'))
+    const requests = (await readFile(everything.headersFile, 'utf8'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, string>);
@@ -354,7 +320,7 @@ describe('tool-mcp add over Streamable HTTP', () => {
         'add',
         'no-token',
         '--url',
-        `http://127.0.0.1:${port}/mcp`,
+        `http://127.0.0.1:${everything.port}/mcp`,
         '--bearer-token-env-var',
         'MISSING_TOKEN',
       ],

@@ -8,20 +8,15 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   HeldRequests,
   echoServer,
   makeWorld,
   profileToml,
-  requireBuild,
   runInWorld,
   startInWorld,
   waitFor,
@@ -33,7 +28,6 @@ const BUSY_COMMANDS = 6;
 /** Commands the busy model starts at most before it waits. */
 const BUSY_LIMIT = 60;
 
-let model: ScriptedModel;
 const held = new HeldRequests();
 /** Tags whose detached process was running when the model heard back from its shell. */
 const seenDetached = new Set<string>();
@@ -100,18 +94,14 @@ async function worldWith(permissions: string): Promise<World> {
     profile: profileToml('busy', 'lead', {
       lead: { grants: { notes: { required: true } } },
     }).replace(/(\[agents\.lead\]\n)/, `$1permissions = "${permissions}"\n`),
-    modelUrl: model.baseUrl,
+    modelUrl: fixture.model.baseUrl,
   });
 }
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-});
-
-afterAll(async () => {
-  held.releaseAll();
-  await model.close();
+const fixture = useScriptedModel(script, {
+  release: () => {
+    held.releaseAll();
+  },
 });
 
 describe('a busy shell after session stop', () => {
@@ -119,7 +109,10 @@ describe('a busy shell after session stop', () => {
     const tag = '4242.401';
     const world = await worldWith('workspace-write');
     const run = startInWorld(world, ['exec', world.packDir, `BUSY ${tag}`]);
-    await waitFor(() => model.requests.some((r) => r.toolOutputs.length >= BUSY_COMMANDS), 120_000);
+    await waitFor(
+      () => fixture.model.requests.some((r) => r.toolOutputs.length >= BUSY_COMMANDS),
+      120_000,
+    );
     // the commands are running, each starting processes of its own
     await waitFor(async () => (await mentioning(`busy-${tag}`)).length >= BUSY_COMMANDS, 20_000);
     const [id = ''] = await readdir(join(world.stateDir, 'sessions'));

@@ -9,26 +9,33 @@ import { readdir, readFile, readlink } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   ECHO_SERVER,
   HeldRequests,
   makeWorld,
   profileToml,
-  requireBuild,
   runInWorld,
   startInWorld,
   waitFor,
   type World,
 } from '../../support/world.js';
 
-let model: ScriptedModel;
 const held = new HeldRequests();
+
+const fixture = useScriptedModel(
+  (request) =>
+    request.userTexts.some((t) => t.includes('hold'))
+      ? held.hold()
+      : [{ type: 'message', text: 'DONE' }],
+  {
+    release: () => {
+      held.releaseAll();
+    },
+  },
+);
 
 /** A stdio server that first starts `sleep <tag>` detached, in a new session, environment cleared. */
 function detachingServer(tag: string): string {
@@ -60,7 +67,7 @@ async function worldFor(tag: string): Promise<World> {
     profile: profileToml('contained', 'lead', {
       lead: { grants: { spawner: { required: true } } },
     }),
-    modelUrl: model.baseUrl,
+    modelUrl: fixture.model.baseUrl,
   });
 }
 
@@ -74,29 +81,15 @@ async function heldSession(
   world: World,
   tag: string,
 ): Promise<{ run: ReturnType<typeof startInWorld>; sleeper: number }> {
-  const before = model.requests.length;
+  const before = fixture.model.requests.length;
   const run = startInWorld(world, ['exec', world.packDir, `hold ${tag}`]);
-  await waitFor(() => model.requests.length > before, 90_000);
+  await waitFor(() => fixture.model.requests.length > before, 90_000);
   await waitFor(async () => (await sleepers(tag)).length === 1, 10_000);
   const [sleeper = 0] = await sleepers(tag);
   // it lives in a PID namespace of its own, not in ours
   expect(await readlink(`/proc/${sleeper}/ns/pid`)).not.toBe(await readlink('/proc/self/ns/pid'));
   return { run, sleeper };
 }
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel((request) =>
-    request.userTexts.some((t) => t.includes('hold'))
-      ? held.hold()
-      : [{ type: 'message', text: 'DONE' }],
-  );
-});
-
-afterAll(async () => {
-  held.releaseAll();
-  await model.close();
-});
 
 describe('a Tool MCP server with a detached child', () => {
   it('leaves nothing running after a normal end', async () => {

@@ -9,33 +9,29 @@ import { spawn } from 'node:child_process';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   CLI,
   echoServer,
-  makeWorld,
   profileToml,
-  requireBuild,
   runInWorld,
   startInWorld,
   waitFor,
-  type World,
 } from '../../support/world.js';
 
 const CANARY = 'exec-canary-3c3c3c';
 
-let model: ScriptedModel;
-let world: World;
 const releases: (() => void)[] = [];
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel((request) => {
+const scripted = useScriptedSession(
+  {
+    registry: echoServer('notes', { tools: 'note', envVars: ['NOTES_TOKEN'] }),
+    profile: profileToml('execapp', 'main', { main: { grants: { notes: {} } } }),
+    credentials: `NOTES_TOKEN=${CANARY}\n`,
+  },
+  (request) => {
     const task = request.userTexts.join('\n');
     if (task.includes('HANG')) {
       return new Promise((resolve) =>
@@ -51,24 +47,18 @@ beforeAll(async () => {
         text: `EXEC-DONE ${task.includes('FROM-STDIN') ? 'stdin' : 'arg'} ${CANARY}`,
       },
     ];
-  });
-  world = await makeWorld({
-    registry: echoServer('notes', { tools: 'note', envVars: ['NOTES_TOKEN'] }),
-    profile: profileToml('execapp', 'main', { main: { grants: { notes: {} } } }),
-    modelUrl: model.baseUrl,
-    credentials: `NOTES_TOKEN=${CANARY}\n`,
-  });
-});
-
-afterAll(async () => {
-  for (const release of releases) release();
-  await model.close();
-});
+  },
+  {
+    release: () => {
+      for (const release of releases) release();
+    },
+  },
+);
 
 function runWithStdin(args: readonly string[], input: string | undefined) {
-  const child = spawn(process.execPath, [CLI, ...args, ...world.dirArgs], {
-    cwd: world.workDir,
-    env: world.env,
+  const child = spawn(process.execPath, [CLI, ...args, ...scripted.world.dirArgs], {
+    cwd: scripted.world.workDir,
+    env: scripted.world.env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -89,7 +79,7 @@ function runWithStdin(args: readonly string[], input: string | undefined) {
 
 describe('exec through codex app-server', () => {
   it('prints the final message on stdout, masked, and progress on stderr', async () => {
-    const result = await runWithStdin(['exec', world.packDir, 'plain prompt'], undefined);
+    const result = await runWithStdin(['exec', scripted.world.packDir, 'plain prompt'], undefined);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('EXEC-DONE arg ***\n');
     expect(result.stderr).toMatch(/root \(main\) turn started/);
@@ -98,13 +88,18 @@ describe('exec through codex app-server', () => {
   }, 90_000);
 
   it("reads the prompt from stdin only when it is '-'", async () => {
-    const result = await runWithStdin(['exec', world.packDir, '-'], 'FROM-STDIN please');
+    const result = await runWithStdin(['exec', scripted.world.packDir, '-'], 'FROM-STDIN please');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('EXEC-DONE stdin');
   }, 90_000);
 
   it('prints one JSON event per line with --json', async () => {
-    const result = await runInWorld(world, ['exec', world.packDir, 'json please', '--json']);
+    const result = await runInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'json please',
+      '--json',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const events = result.stdout
       .trim()
@@ -128,27 +123,42 @@ describe('exec through codex app-server', () => {
   }, 90_000);
 
   it('refuses a missing --cwd and Codex options the app-server cannot take', async () => {
-    const before = (await readdir(join(world.stateDir, 'sessions')).catch(() => [])).length;
-    const missing = await runInWorld(world, ['exec', world.packDir, 'x', '--cwd', '/no/such/dir']);
+    const before = (await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => []))
+      .length;
+    const missing = await runInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'x',
+      '--cwd',
+      '/no/such/dir',
+    ]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('error[session-cwd-invalid]');
-    const flag = await runInWorld(world, ['exec', world.packDir, 'x', '--', '--full-auto']);
+    const flag = await runInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'x',
+      '--',
+      '--full-auto',
+    ]);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toContain("'--full-auto' is not supported by exec");
-    expect((await readdir(join(world.stateDir, 'sessions')).catch(() => [])).length).toBe(before);
+    expect((await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => [])).length).toBe(
+      before,
+    );
   }, 60_000);
 
   it('exits non-zero when the session is stopped with session stop', async () => {
-    const exec = startInWorld(world, ['exec', world.packDir, 'HANG forever']);
+    const exec = startInWorld(scripted.world, ['exec', scripted.world.packDir, 'HANG forever']);
     await waitFor(
-      () => model.requests.some((r) => r.userTexts.some((t) => t.includes('HANG'))),
+      () => scripted.model.requests.some((r) => r.userTexts.some((t) => t.includes('HANG'))),
       60_000,
     );
-    const listed = await runInWorld(world, ['session', 'list', '--json']);
+    const listed = await runInWorld(scripted.world, ['session', 'list', '--json']);
     const running = (
       JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] }
     ).sessions.find((s) => s.status === 'running');
-    const stopped = await runInWorld(world, ['session', 'stop', running?.id ?? '']);
+    const stopped = await runInWorld(scripted.world, ['session', 'stop', running?.id ?? '']);
     expect(stopped.code, stopped.stderr).toBe(0);
     const result = await exec.done;
     expect(result.code).toBe(1);

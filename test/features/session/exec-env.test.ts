@@ -9,12 +9,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   allText,
   echoServer,
@@ -23,9 +20,7 @@ import {
   onlySession,
   parseEnvOutput,
   profileToml,
-  requireBuild,
   runInWorld,
-  type World,
 } from '../../support/world.js';
 
 const LEAD_CANARY = 'lead-canary-5f1e0c';
@@ -49,12 +44,13 @@ const PROFILE = profileToml('envtest', 'lead', {
   worker: { grants: { worker_srv: {} } },
 });
 
-let model: ScriptedModel;
-let world: World;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel((request) =>
+const scripted = useScriptedSession(
+  {
+    registry,
+    profile: PROFILE,
+    credentials: `LEAD_CRED=${LEAD_CANARY}\nWORKER_CRED=${WORKER_CANARY}\nSHARED_CRED=${SHARED_FILE_VALUE}\n`,
+  },
+  (request) =>
     request.hasToolOutput
       ? [{ type: 'message', text: 'all done' }]
       : [
@@ -64,32 +60,25 @@ beforeAll(async () => {
             arguments: { cmd: ENV_AND_AUTH_COMMAND, login: false },
           },
         ],
-  );
-  world = await makeWorld({
-    registry,
-    profile: PROFILE,
-    modelUrl: model.baseUrl,
-    credentials: `LEAD_CRED=${LEAD_CANARY}\nWORKER_CRED=${WORKER_CANARY}\nSHARED_CRED=${SHARED_FILE_VALUE}\n`,
-  });
-});
-
-afterAll(async () => {
-  await model.close();
-});
+);
 
 describe('exec: environment forwarding', () => {
   it('forwards exactly the referenced names, values from the launch env, then credentials.env', async () => {
-    const result = await runInWorld(world, ['exec', world.packDir, 'show me the environment'], {
-      SHARED_CRED: SHARED_LAUNCH_VALUE,
-      UNREFERENCED_CANARY,
-    });
+    const result = await runInWorld(
+      scripted.world,
+      ['exec', scripted.world.packDir, 'show me the environment'],
+      {
+        SHARED_CRED: SHARED_LAUNCH_VALUE,
+        UNREFERENCED_CANARY,
+      },
+    );
     expect(result.stderr).not.toContain('error[');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('all done');
 
     // the process's stdio server got its credentials: from credentials.env, launch env winning
     const serverEnv = JSON.parse(
-      await readFile(join(world.root, 'recorder-env.json'), 'utf8'),
+      await readFile(join(scripted.world.root, 'recorder-env.json'), 'utf8'),
     ) as Record<string, string>;
     expect(serverEnv.LEAD_CRED).toBe(LEAD_CANARY);
     expect(serverEnv.SHARED_CRED).toBe(SHARED_LAUNCH_VALUE);
@@ -97,7 +86,8 @@ describe('exec: environment forwarding', () => {
     expect(serverEnv.UNREFERENCED_CANARY).toBeUndefined();
 
     // the Codex process itself, as its shell tool sees it
-    const output = model.requests.find((r) => r.hasToolOutput)?.toolOutputs[0]?.output ?? '';
+    const output =
+      scripted.model.requests.find((r) => r.hasToolOutput)?.toolOutputs[0]?.output ?? '';
     const shellEnv = parseEnvOutput(output);
     expect(shellEnv.PATH).toBeDefined();
     // the shell starts from Codex's core variables: no credential of the process reaches it
@@ -113,7 +103,7 @@ describe('exec: environment forwarding', () => {
     expect(output).not.toContain('CODEX_MMO_MESH_TOKEN');
 
     // the session: private home, never with .credentials.json, ended with exit 0
-    const { dir, record } = await onlySession(world);
+    const { dir, record } = await onlySession(scripted.world);
     expect(record).toMatchObject({
       status: 'ended',
       exit_code: 0,
@@ -132,7 +122,7 @@ describe('exec: environment forwarding', () => {
     expect(kept.filter((n) => !['config.toml', 'agents', 'sessions'].includes(n))).toEqual([]);
     const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
     expect(config).toContain('[mcp_servers.mmo_mesh]');
-    expect(config).toContain(join(world.root, 'state'));
+    expect(config).toContain(join(scripted.world.root, 'state'));
     expect(config).not.toContain('<filled-in-at-launch>');
 
     // no credential value in anything codex-mmo wrote (Codex's own transcripts under the private
@@ -147,7 +137,7 @@ describe('exec: environment forwarding', () => {
       expect(stored).not.toContain(canary);
     }
 
-    const listed = await runInWorld(world, ['session', 'list', '--json']);
+    const listed = await runInWorld(scripted.world, ['session', 'list', '--json']);
     const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] })
       .sessions;
     expect(sessions).toHaveLength(1);
@@ -155,11 +145,11 @@ describe('exec: environment forwarding', () => {
   }, 90_000);
 
   it('refuses to start, before Codex runs, when a required grant lacks its variable', async () => {
-    const before = model.requests.length;
+    const before = scripted.model.requests.length;
     const world2 = await makeWorld({
       registry,
       profile: PROFILE,
-      modelUrl: model.baseUrl,
+      modelUrl: scripted.model.baseUrl,
       credentials: `SHARED_CRED=${SHARED_FILE_VALUE}\n`,
     });
     const result = await runInWorld(world2, ['exec', world2.packDir, 'hi']);
@@ -168,7 +158,7 @@ describe('exec: environment forwarding', () => {
     expect(result.stderr).toContain('LEAD_CRED');
     expect(result.stderr).toContain("server 'recorder'");
     expect(result.stderr).not.toContain(SHARED_FILE_VALUE);
-    expect(model.requests.length).toBe(before);
+    expect(scripted.model.requests.length).toBe(before);
     expect(existsSync(join(world2.root, 'recorder-env.json'))).toBe(false);
     const sessions = await readdir(join(world2.stateDir, 'sessions')).catch(() => []);
     expect(sessions).toEqual([]);
@@ -188,13 +178,23 @@ describe('exec: environment forwarding', () => {
 
 describe('run', () => {
   it('starts interactive Codex with the arguments after -- and passes its exit code through', async () => {
-    const version = await runInWorld(world, ['run', world.packDir, '--', '--version']);
+    const version = await runInWorld(scripted.world, [
+      'run',
+      scripted.world.packDir,
+      '--',
+      '--version',
+    ]);
     expect(version.code, version.stderr).toBe(0);
     expect(version.stdout).toMatch(/codex-cli \d+\.\d+\.\d+/);
-    const bad = await runInWorld(world, ['run', world.packDir, '--', '--no-such-codex-flag']);
+    const bad = await runInWorld(scripted.world, [
+      'run',
+      scripted.world.packDir,
+      '--',
+      '--no-such-codex-flag',
+    ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--no-such-codex-flag');
-    const listed = await runInWorld(world, ['session', 'list', '--json']);
+    const listed = await runInWorld(scripted.world, ['session', 'list', '--json']);
     const sessions = (
       JSON.parse(listed.stdout) as {
         sessions: { mode: string; status: string; exit_code: number }[];

@@ -11,21 +11,15 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
 import { startHttpMcpServer, type HttpMcpServer } from '../../support/http-mcp-server.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   allText,
   echoServer,
-  makeWorld,
   profileToml,
-  requireBuild,
   runInWorld,
   webServer,
   type GrantOptions,
-  type World,
 } from '../../support/world.js';
 
 const TOKEN_CANARY = 'web-token-canary-4d4d';
@@ -45,13 +39,44 @@ async function freePort(): Promise<number> {
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
 
-let model: ScriptedModel;
 let http: HttpMcpServer;
-let world: World;
+
+beforeAll(async () => {
+  STOPPED_URL = `http://127.0.0.1:${String(await freePort())}/mcp`;
+  http = await startHttpMcpServer();
+});
+
+afterAll(async () => {
+  await http.close();
+});
+
+const scripted = useScriptedSession(
+  {
+    registry: () =>
+      echoServer('broken', { args: ['--fail'] }) +
+      echoServer('keyed-broken', {
+        args: ['--fail', '--secret-env', 'BROKEN_KEY'],
+        envVars: ['BROKEN_KEY'],
+      }) +
+      webServer('web', http.url, { 'X-Client': 'codex-mmo-test' }) +
+      webServer('stopped-web', STOPPED_URL),
+    profile: profileToml('unused', 'x', { x: {} }),
+    credentials: `WEB_TOKEN=${TOKEN_CANARY}\nWEB_WORKSPACE=${WORKSPACE_CANARY}\nBROKEN_KEY=${BROKEN_KEY_CANARY}\n`,
+  },
+  (request) => {
+    const web = request.offeredTools.mcp.web;
+    if (web !== undefined && !request.hasToolOutput) {
+      return [
+        { type: 'function_call', namespace: 'mcp__web', name: 'note', arguments: { text: 'hi' } },
+      ];
+    }
+    return [{ type: 'message', text: `MAIN-DONE ${request.toolOutputs.at(-1)?.output ?? ''}` }];
+  },
+);
 
 /** A pack whose one role, `main`, is granted `server`. */
 async function pack(name: string, server: string, grant: GrantOptions = {}): Promise<string> {
-  const dir = join(world.root, `pack-${name}`);
+  const dir = join(scripted.world.root, `pack-${name}`);
   await mkdir(dir, { recursive: true });
   await writeFile(
     join(dir, 'profile.toml'),
@@ -63,47 +88,14 @@ async function pack(name: string, server: string, grant: GrantOptions = {}): Pro
 async function sessionRecord(output: string): Promise<Record<string, unknown>> {
   const id = /session (\d{8}T\d{9}Z-[0-9a-f]{8})/.exec(output)?.[1];
   if (id === undefined) throw new Error(`no session id in: ${output}`);
-  const shown = await runInWorld(world, ['session', 'show', id, '--json']);
+  const shown = await runInWorld(scripted.world, ['session', 'show', id, '--json']);
   return JSON.parse(shown.stdout) as Record<string, unknown>;
 }
-
-beforeAll(async () => {
-  requireBuild();
-  STOPPED_URL = `http://127.0.0.1:${String(await freePort())}/mcp`;
-  http = await startHttpMcpServer();
-  model = await startScriptedModel((request) => {
-    const web = request.offeredTools.mcp.web;
-    if (web !== undefined && !request.hasToolOutput) {
-      return [
-        { type: 'function_call', namespace: 'mcp__web', name: 'note', arguments: { text: 'hi' } },
-      ];
-    }
-    return [{ type: 'message', text: `MAIN-DONE ${request.toolOutputs.at(-1)?.output ?? ''}` }];
-  });
-  world = await makeWorld({
-    registry:
-      echoServer('broken', { args: ['--fail'] }) +
-      echoServer('keyed-broken', {
-        args: ['--fail', '--secret-env', 'BROKEN_KEY'],
-        envVars: ['BROKEN_KEY'],
-      }) +
-      webServer('web', http.url, { 'X-Client': 'codex-mmo-test' }) +
-      webServer('stopped-web', STOPPED_URL),
-    profile: profileToml('unused', 'x', { x: {} }),
-    modelUrl: model.baseUrl,
-    credentials: `WEB_TOKEN=${TOKEN_CANARY}\nWEB_WORKSPACE=${WORKSPACE_CANARY}\nBROKEN_KEY=${BROKEN_KEY_CANARY}\n`,
-  });
-});
-
-afterAll(async () => {
-  await model.close();
-  await http.close();
-});
 
 describe('exec: server startup policy', () => {
   it('fails the session with a clear message when a required server cannot start', async () => {
     const dir = await pack('needs-broken', 'broken', { required: true });
-    const result = await runInWorld(world, ['exec', dir, 'go']);
+    const result = await runInWorld(scripted.world, ['exec', dir, 'go']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/required MCP servers failed to initialize: broken/);
     expect(result.stderr).toMatch(/codex-mmo: session \S+ failed: .*broken/);
@@ -114,7 +106,7 @@ describe('exec: server startup policy', () => {
 
   it('goes on when a server that is not required cannot start', async () => {
     const dir = await pack('optional-broken', 'broken', { required: false });
-    const result = await runInWorld(world, ['exec', dir, 'go']);
+    const result = await runInWorld(scripted.world, ['exec', dir, 'go']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('MAIN-DONE');
     expect(await sessionRecord(result.stderr)).toMatchObject({ status: 'ended', exit_code: 0 });
@@ -124,14 +116,14 @@ describe('exec: server startup policy', () => {
 describe("exec: a server's own start-up failure", () => {
   it("puts a stdio server's last stderr lines, masked, in exec's stderr, session logs and the session's files", async () => {
     const dir = await pack('needs-keyed-broken', 'keyed-broken', { required: true });
-    const result = await runInWorld(world, ['exec', dir, 'go']);
+    const result = await runInWorld(scripted.world, ['exec', dir, 'go']);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
       /error\[server-start-failed\].*server 'keyed-broken' could not start: .*its stderr ended with: .*None of the specified directories are accessible \(key \*+\) \| echo-server: failing on purpose/,
     );
     expect(result.stderr).not.toMatch(/\n\s+at .*\.js:\d+/);
     const id = /session (\S+) \(profile/.exec(result.stderr)?.[1] ?? '';
-    const logs = await runInWorld(world, ['session', 'logs', id]);
+    const logs = await runInWorld(scripted.world, ['session', 'logs', id]);
     expect(logs.stdout).toMatch(
       /root \(main\) server keyed-broken failed to start: .*None of the specified directories are accessible/,
     );
@@ -139,21 +131,24 @@ describe("exec: a server's own start-up failure", () => {
     expect(result.stderr).toMatch(
       /session \S+ failed: required MCP servers failed to initialize: keyed-broken.*; server 'keyed-broken' could not start: .*None of the specified directories are accessible/,
     );
-    const events = await readFile(join(world.stateDir, 'sessions', id, 'events.jsonl'), 'utf8');
+    const events = await readFile(
+      join(scripted.world.stateDir, 'sessions', id, 'events.jsonl'),
+      'utf8',
+    );
     expect(events).toContain('"type":"server.failed"');
     expect(events).toContain(OWN_WORDS);
     const everything = [
       result.stdout,
       result.stderr,
       logs.stdout,
-      await allText(join(world.stateDir, 'sessions', id)),
+      await allText(join(scripted.world.stateDir, 'sessions', id)),
     ].join('\n');
     expect(everything).not.toContain(BROKEN_KEY_CANARY);
   }, 60_000);
 
   it("warns with the server's words when a server that is not required cannot start", async () => {
     const dir = await pack('optional-keyed-broken', 'keyed-broken', { required: false });
-    const result = await runInWorld(world, ['exec', dir, 'go']);
+    const result = await runInWorld(scripted.world, ['exec', dir, 'go']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
       /warning\[server-start-failed\].*keyed-broken.*None of the specified directories are accessible/,
@@ -163,12 +158,12 @@ describe("exec: a server's own start-up failure", () => {
 
   it('names the URL and the connection error of an HTTP server that is not there', async () => {
     const dir = await pack('needs-stopped-web', 'stopped-web', { required: true });
-    const result = await runInWorld(world, ['exec', dir, 'go']);
+    const result = await runInWorld(scripted.world, ['exec', dir, 'go']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`server 'stopped-web' at ${STOPPED_URL} could not start`);
     expect(result.stderr).toMatch(/server-start-failed.*ECONNREFUSED/);
     const id = /session (\S+) \(profile/.exec(result.stderr)?.[1] ?? '';
-    const logs = await runInWorld(world, ['session', 'logs', id]);
+    const logs = await runInWorld(scripted.world, ['session', 'logs', id]);
     expect(logs.stdout).toContain(`server stopped-web failed to start: ${STOPPED_URL}: `);
     expect(result.stderr + logs.stdout).not.toContain(TOKEN_CANARY);
   }, 60_000);
@@ -177,7 +172,7 @@ describe("exec: a server's own start-up failure", () => {
 describe('exec: streamable HTTP authentication', () => {
   it('sends the bearer token and env_http_headers values from credentials.env', async () => {
     const dir = await pack('web-user', 'web');
-    const result = await runInWorld(world, ['exec', dir, 'go']);
+    const result = await runInWorld(scripted.world, ['exec', dir, 'go']);
     expect(result.code, result.stderr).toBe(0);
     expect(http.calls).toEqual(['hi']);
     expect(result.stdout).toContain('noted: hi');

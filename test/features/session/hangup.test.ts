@@ -9,55 +9,22 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import { useScriptedSession } from '../../support/scripted-session.js';
+import { startWorkingTeam, useLeadWorkerSession } from '../../support/lead-worker-session.js';
 import {
-  echoServer,
   processesMentioning,
   running,
-  profileToml,
-  startInWorld,
   waitFor,
   HeldRequests,
-  spawnWorkerThenHold,
   commandOf,
 } from '../../support/world.js';
 
 const held = new HeldRequests();
 
-const scripted = useScriptedSession(
-  {
-    registry:
-      echoServer('lead_srv', { tools: 'note' }) + echoServer('worker_srv', { tools: 'note' }),
-    profile: profileToml('hangup', 'lead', {
-      lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: { required: true } } },
-      worker: { grants: { worker_srv: { required: true } } },
-    }),
-  },
-  spawnWorkerThenHold(held),
-  {
-    release: () => {
-      held.releaseAll();
-    },
-  },
-);
+const scripted = useLeadWorkerSession('hangup', held);
 
 describe('SIGHUP', () => {
   it('ends Codex, the participant and every MCP server and records the session stopped', async () => {
-    const supervisor = startInWorld(scripted.world, [
-      'exec',
-      scripted.world.packDir,
-      'SPAWN then hang',
-    ]);
-    await waitFor(
-      () =>
-        scripted.model.requests.some((r) =>
-          r.developerTexts.some((t) => t.includes('ROLE-WORKER')),
-        ) &&
-        scripted.model.requests.some(
-          (r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput,
-        ),
-      90_000,
-    );
+    const supervisor = await startWorkingTeam(scripted);
     const [id = ''] = await readdir(join(scripted.world.stateDir, 'sessions'));
     const marker = `CODEX_MMO_SESSION=${id}`;
     const marked = await processesMentioning(marker);

@@ -11,22 +11,16 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   allText,
   echoServer,
-  makeWorld,
   onlySession,
   parseEnvOutput,
   profileToml,
-  requireBuild,
   runInWorld,
   type World,
 } from '../../support/world.js';
@@ -106,50 +100,48 @@ async function filesUnder(dir: string, name: string): Promise<string[]> {
 describe.each<Mode>(['read-only', 'workspace-write', 'full-access'])(
   'a hostile model, %s',
   (mode) => {
-    let model: ScriptedModel;
-    let world: World;
-    let script: (request: ModelRequest) => ScriptedItem[] = () => [];
-
-    beforeAll(async () => {
-      requireBuild();
-      model = await startScriptedModel((request) => script(request));
-      world = await makeWorld({
+    const scripted = useScriptedSession(
+      {
         registry:
           echoServer('lead_srv', { tools: 'note', envVars: ['LEAD_CRED'] }) +
           echoServer('worker_srv', { tools: 'note', envVars: ['WORKER_CRED'] }),
         profile: profile(mode),
-        modelUrl: model.baseUrl,
         credentials: `LEAD_CRED=${LEAD_CANARY}\nWORKER_CRED=${WORKER_CANARY}\n`,
-      });
-      await writeFile(
-        join(world.baseCodexHome, 'auth.json'),
-        `{"OPENAI_API_KEY": "${AUTH_CANARY}"}\n`,
-      );
-      // the repository under review brings its own Codex configuration and server
-      await mkdir(join(world.workDir, '.codex'));
-      await writeFile(
-        join(world.workDir, '.codex', 'config.toml'),
-        `[mcp_servers.project_srv]\ncommand = "/bin/sh"\nargs = ["-c", "touch ${join(world.root, 'PROJECT-SERVER-RAN')}; sleep 30"]\n`,
-      );
-      await symlink(world.configDir, join(world.workDir, 'to-config'));
-      script = hostile(world, mode !== 'full-access');
-    });
-
-    afterAll(async () => {
-      await model.close();
-    });
+      },
+      () => [],
+      {
+        prepare: async (world) => {
+          await writeFile(
+            join(world.baseCodexHome, 'auth.json'),
+            `{"OPENAI_API_KEY": "${AUTH_CANARY}"}\n`,
+          );
+          // the repository under review brings its own Codex configuration and server
+          await mkdir(join(world.workDir, '.codex'));
+          await writeFile(
+            join(world.workDir, '.codex', 'config.toml'),
+            `[mcp_servers.project_srv]\ncommand = "/bin/sh"\nargs = ["-c", "touch ${join(world.root, 'PROJECT-SERVER-RAN')}; sleep 30"]\n`,
+          );
+          await symlink(world.configDir, join(world.workDir, 'to-config'));
+          scripted.script = hostile(world, mode !== 'full-access');
+        },
+      },
+    );
 
     it('keeps credentials, tokens and project config from the model, and leaves nothing secret behind', async () => {
-      const result = await runInWorld(world, ['exec', world.packDir, 'be hostile'], {
-        LAUNCH_CANARY,
-      });
-      expect(model.errors).toEqual([]);
+      const result = await runInWorld(
+        scripted.world,
+        ['exec', scripted.world.packDir, 'be hostile'],
+        {
+          LAUNCH_CANARY,
+        },
+      );
+      expect(scripted.model.errors).toEqual([]);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('LEAD-DONE');
 
       // each request repeats the earlier outputs of its thread: one entry per call
       const byCall = new Map<string, string>();
-      for (const r of model.requests) {
+      for (const r of scripted.model.requests) {
         for (const o of r.toolOutputs) byCall.set(`${r.threadId ?? ''}:${o.callId}`, o.output);
       }
       const outputs = [...byCall.values()];
@@ -179,12 +171,12 @@ describe.each<Mode>(['read-only', 'workspace-write', 'full-access'])(
       }
 
       // the project's own config never loaded: its server neither ran nor was offered
-      expect(existsSync(join(world.root, 'PROJECT-SERVER-RAN'))).toBe(false);
-      for (const r of model.requests)
+      expect(existsSync(join(scripted.world.root, 'PROJECT-SERVER-RAN'))).toBe(false);
+      for (const r of scripted.model.requests)
         expect(Object.keys(r.offeredTools.mcp)).not.toContain('project_srv');
 
       // no shell snapshot, and no credential value in any file of the session
-      const { dir } = await onlySession(world);
+      const { dir } = await onlySession(scripted.world);
       expect(await filesUnder(dir, 'shell_snapshots')).toEqual([]);
       const stored = await allText(dir);
       for (const canary of CANARIES) expect(stored).not.toContain(canary);

@@ -13,17 +13,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { isAlive } from '../../../src/foundation/process/process-control.js';
-import { useScriptedSession } from '../../support/scripted-session.js';
+import { startWorkingTeam, useLeadWorkerSession } from '../../support/lead-worker-session.js';
 import {
-  echoServer,
   processesMentioning,
   running,
-  profileToml,
   runInWorld,
   startInWorld,
   waitFor,
   HeldRequests,
-  spawnWorkerThenHold,
 } from '../../support/world.js';
 
 const held = new HeldRequests();
@@ -32,42 +29,13 @@ async function sessionIds(): Promise<string[]> {
   return (await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => [])).sort();
 }
 
-const scripted = useScriptedSession(
-  {
-    registry:
-      echoServer('lead_srv', { tools: 'note', envVars: ['LEAD_CRED'] }) +
-      echoServer('worker_srv', { tools: 'note' }),
-    profile: profileToml('survivors', 'lead', {
-      lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: { required: true } } },
-      worker: { grants: { worker_srv: { required: true } } },
-    }),
-    credentials: 'LEAD_CRED=survivor-canary-77aa\n',
-  },
-  spawnWorkerThenHold(held),
-  {
-    release: () => {
-      held.releaseAll();
-    },
-  },
-);
+const scripted = useLeadWorkerSession('survivors', held, {
+  leadCredential: 'survivor-canary-77aa',
+});
 
 describe('no survivors', () => {
   it('ends every marked process and removes auth copies and the socket after kill -9', async () => {
-    const supervisor = startInWorld(scripted.world, [
-      'exec',
-      scripted.world.packDir,
-      'SPAWN then hang',
-    ]);
-    await waitFor(
-      () =>
-        scripted.model.requests.some((r) =>
-          r.developerTexts.some((t) => t.includes('ROLE-WORKER')),
-        ) &&
-        scripted.model.requests.some(
-          (r) => r.userTexts.some((t) => t.includes('SPAWN')) && r.hasToolOutput,
-        ),
-      90_000,
-    );
+    const supervisor = await startWorkingTeam(scripted);
     const [id = ''] = await sessionIds();
     const marker = `CODEX_MMO_SESSION=${id}`;
     const dir = join(scripted.world.stateDir, 'sessions', id);

@@ -12,35 +12,21 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
 import { SESSION_MARKER_ENV } from '../../../src/foundation/process/session-marker.js';
+import { useLeadWorkerSession } from '../../support/lead-worker-session.js';
 import { folderTrustAnswerer, KEYS, startTui, type Tui } from '../../support/tui.js';
-import {
-  CLI,
-  echoServer,
-  makeWorld,
-  profileToml,
-  requireBuild,
-  runInWorld,
-  running,
-  waitFor,
-  type World,
-  HeldRequests,
-  spawnWorkerThenHold,
-} from '../../support/world.js';
+import { CLI, runInWorld, running, waitFor, HeldRequests } from '../../support/world.js';
 
 const CANARY = 'tui-survivor-canary-5f3e';
-let model: ScriptedModel;
-let world: World;
 const held = new HeldRequests();
 
 /** The lead spawns a worker (which stays at work) and then waits for the user. */
-const script = spawnWorkerThenHold(held, () => [{ type: 'message', text: 'LEAD-WAITING' }]);
+const scripted = useLeadWorkerSession('interactive', held, {
+  leadCredential: CANARY,
+  after: () => [{ type: 'message', text: 'LEAD-WAITING' }],
+});
 
 interface ProcessInfo {
   readonly pid: number;
@@ -77,8 +63,8 @@ async function sessionProcesses(id: string, dir: string): Promise<ProcessInfo[]>
       p.environ.includes(marker) ||
       p.cmdline.includes(dir) ||
       p.cwd.includes(dir) ||
-      p.cmdline.includes(world.root) ||
-      p.cwd.includes(world.root),
+      p.cmdline.includes(scripted.world.root) ||
+      p.cwd.includes(scripted.world.root),
   );
 }
 
@@ -93,7 +79,7 @@ function descendsFrom(all: readonly ProcessInfo[], pid: number, ancestor: number
 }
 
 async function sessionIds(): Promise<string[]> {
-  return (await readdir(join(world.stateDir, 'sessions')).catch(() => [])).sort();
+  return (await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => [])).sort();
 }
 
 async function readRecord(dir: string): Promise<Record<string, unknown>> {
@@ -112,29 +98,32 @@ interface Running {
 /** Starts `codex-mmo run` in a terminal and waits until the lead waits and its worker works. */
 async function startSession(): Promise<Running> {
   const before = await sessionIds();
-  const workersBefore = model.requests.filter((r) =>
+  const workersBefore = scripted.model.requests.filter((r) =>
     r.developerTexts.some((t) => t.includes('ROLE-WORKER')),
   ).length;
   const tui = startTui(
     process.execPath,
-    [CLI, 'run', world.packDir, ...world.dirArgs, '--', 'SPAWN then wait'],
-    { cwd: world.workDir, env: world.env },
+    [CLI, 'run', scripted.world.packDir, ...scripted.world.dirArgs, '--', 'SPAWN then wait'],
+    { cwd: scripted.world.workDir, env: scripted.world.env },
   );
   // 0.171 asks whether to open the untrusted folder; Enter takes the highlighted "Open restricted"
-  const requestsBefore = model.requests.length;
-  const answerTrust = folderTrustAnswerer(tui, () => model.requests.length > requestsBefore);
+  const requestsBefore = scripted.model.requests.length;
+  const answerTrust = folderTrustAnswerer(
+    tui,
+    () => scripted.model.requests.length > requestsBefore,
+  );
   await waitFor(() => {
     answerTrust();
     const text = tui.text();
     return (
-      model.requests.filter((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER'))).length >
-        workersBefore && /LEAD-WAITING/.test(text)
+      scripted.model.requests.filter((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER')))
+        .length > workersBefore && /LEAD-WAITING/.test(text)
     );
   }, 300_000).catch((error: unknown) => {
     throw new Error(`${String(error)}; the screen:\n${tui.text().slice(-3000)}`);
   });
   const id = (await sessionIds()).find((s) => !before.includes(s)) ?? '';
-  const dir = join(world.stateDir, 'sessions', id);
+  const dir = join(scripted.world.stateDir, 'sessions', id);
   const supervisor = Number((await readRecord(dir)).pid);
   // the worker's Tool MCP server starts with its app-server; give it the time to show up
   let seen: ProcessInfo[] = [];
@@ -159,8 +148,8 @@ async function killEverything(): Promise<void> {
   const ids = await sessionIds();
   for (const p of await processes()) {
     const ours =
-      p.cmdline.includes(world.root) ||
-      p.cwd.includes(world.root) ||
+      p.cmdline.includes(scripted.world.root) ||
+      p.cwd.includes(scripted.world.root) ||
       ids.some((id) => p.environ.includes(`${SESSION_MARKER_ENV}=${id}`));
     if (ours) {
       try {
@@ -199,37 +188,16 @@ async function expectNothingLeft(session: Running): Promise<number | null> {
 }
 
 async function listedStatus(id: string): Promise<string | undefined> {
-  const listed = await runInWorld(world, ['session', 'list', '--json']);
+  const listed = await runInWorld(scripted.world, ['session', 'list', '--json']);
   const sessions = (JSON.parse(listed.stdout) as { sessions: { id: string; status: string }[] })
     .sessions;
   return sessions.find((s) => s.id === id)?.status;
 }
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({
-    registry:
-      echoServer('lead_srv', { tools: 'note', envVars: ['LEAD_CRED'] }) +
-      echoServer('worker_srv', { tools: 'note' }),
-    profile: profileToml('interactive', 'lead', {
-      lead: { spawn: ['worker'], control: ['worker'], grants: { lead_srv: { required: true } } },
-      worker: { grants: { worker_srv: { required: true } } },
-    }),
-    modelUrl: model.baseUrl,
-    credentials: `LEAD_CRED=${CANARY}\n`,
-  });
-});
-
 afterEach(async () => {
   await killEverything();
   // a worker's model request waits for ever: answer those of the ended session
   held.releaseAll();
-});
-
-afterAll(async () => {
-  held.releaseAll();
-  await model.close();
 });
 
 describe('an interactive session leaves nothing behind', () => {
@@ -268,7 +236,7 @@ describe('an interactive session leaves nothing behind', () => {
 
   it('ends everything on `session stop` from another process, recorded as stopped', async () => {
     const session = await startSession();
-    const stopped = await runInWorld(world, ['session', 'stop', session.id, '--json']);
+    const stopped = await runInWorld(scripted.world, ['session', 'stop', session.id, '--json']);
     expect(stopped.code, stopped.stderr).toBe(0);
     const code = await expectNothingLeft(session);
     expect(code).not.toBe(0);

@@ -9,28 +9,19 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   echoServer,
-  makeWorld,
   processesMentioning,
   profileToml,
-  requireBuild,
   runCliProcess,
   runInWorld,
   waitFor,
-  type World,
 } from '../../support/world.js';
 
-let model: ScriptedModel;
-let world: World;
 const releases: (() => void)[] = [];
 
 function hang(): Promise<ScriptedItem[]> {
@@ -49,7 +40,7 @@ const spawnWorker: ScriptedItem = {
 };
 
 function workersAtWork(): number {
-  return model.requests.filter(
+  return scripted.model.requests.filter(
     (r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER')) && !r.hasToolOutput,
   ).length;
 }
@@ -78,35 +69,40 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
   return [{ type: 'message', text: 'ok' }];
 }
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry: echoServer('worker_srv', { tools: 'note' }),
     profile: profileToml('capped', 'lead', {
       lead: { spawn: ['worker'], control: ['worker'] },
       worker: { grants: { worker_srv: {} } },
     }),
-    modelUrl: model.baseUrl,
-  });
-});
-
-afterAll(async () => {
-  for (const release of releases) release();
-  await model.close();
-});
+  },
+  script,
+  {
+    release: () => {
+      for (const release of releases) release();
+    },
+  },
+);
 
 describe('participant cap', () => {
   it('refuses the third spawn under --max-participants 2, and spawns again once one stops', async () => {
     // four spawns, each a real app-server: more time than runInWorld's default
     const run = await runCliProcess(
-      ['exec', world.packDir, 'SPAWN-FOUR', '--max-participants', '2', ...world.dirArgs],
-      world.env,
-      world.workDir,
+      [
+        'exec',
+        scripted.world.packDir,
+        'SPAWN-FOUR',
+        '--max-participants',
+        '2',
+        ...scripted.world.dirArgs,
+      ],
+      scripted.world.env,
+      scripted.world.workDir,
       200_000,
     );
     expect(run.stdout, run.stderr).toContain('LEAD-DONE');
-    const final = model.requests.find(
+    const final = scripted.model.requests.find(
       (r) => r.userTexts.some((t) => t.includes('SPAWN-FOUR')) && r.toolOutputs.length === 5,
     );
     expect(final).toBeDefined();
@@ -123,8 +119,10 @@ describe('participant cap', () => {
     expect(fourth?.output).toContain('worker-3');
     expect(fourth?.output).not.toContain('already runs');
     expect(workersAtWork()).toBe(3);
-    const [id = ''] = await readdir(join(world.stateDir, 'sessions'));
-    const homes = await readdir(join(world.stateDir, 'sessions', id, 'homes')).catch(() => []);
+    const [id = ''] = await readdir(join(scripted.world.stateDir, 'sessions'));
+    const homes = await readdir(join(scripted.world.stateDir, 'sessions', id, 'homes')).catch(
+      () => [],
+    );
     expect(homes.filter((h) => h.startsWith('worker-')).sort()).toEqual([
       'worker-1',
       'worker-2',
@@ -134,17 +132,17 @@ describe('participant cap', () => {
   }, 240_000);
 
   it('states the default of 8 in its help', async () => {
-    const help = await runInWorld(world, ['exec', '--help']);
+    const help = await runInWorld(scripted.world, ['exec', '--help']);
     expect(help.stdout).toContain('--max-participants N');
     expect(help.stdout).toContain('(default 8)');
   }, 30_000);
 
   it('rejects a cap that is not a whole number as a usage error, before any session', async () => {
-    const before = await readdir(join(world.stateDir, 'sessions')).catch(() => []);
+    const before = await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => []);
     for (const value of ['abc', '-1', '1.5']) {
-      const run = await runInWorld(world, [
+      const run = await runInWorld(scripted.world, [
         'exec',
-        world.packDir,
+        scripted.world.packDir,
         'never runs',
         `--max-participants=${value}`,
       ]);
@@ -153,6 +151,8 @@ describe('participant cap', () => {
       expect(run.stderr).toContain(value);
       expect(run.stderr).not.toContain('    at ');
     }
-    expect(await readdir(join(world.stateDir, 'sessions')).catch(() => [])).toEqual(before);
+    expect(await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => [])).toEqual(
+      before,
+    );
   }, 60_000);
 });

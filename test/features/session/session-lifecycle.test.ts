@@ -7,28 +7,20 @@
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
 import { isAlive } from '../../../src/foundation/process/process-control.js';
+import type { ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   echoServer,
-  makeWorld,
   processesMentioning,
   profileToml,
-  requireBuild,
   runInWorld,
   startInWorld,
   waitFor,
-  type World,
 } from '../../support/world.js';
 
-let model: ScriptedModel;
-let world: World;
 const releases: (() => void)[] = [];
 
 function registry(tools: string): string {
@@ -40,20 +32,12 @@ const PROFILE = profileToml('lifecycle', 'lead', {
   worker: {},
 });
 
-interface Summary {
-  id: string;
-  status: string;
-  snapshot: string;
-}
-
-async function sessions(): Promise<Summary[]> {
-  const listed = await runInWorld(world, ['session', 'list', '--json']);
-  return (JSON.parse(listed.stdout) as { sessions: Summary[] }).sessions;
-}
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel((request) => {
+const scripted = useScriptedSession(
+  {
+    registry: registry('note').replace('schema_version = 8\n', ''),
+    profile: PROFILE,
+  },
+  (request) => {
     const hang = (): Promise<ScriptedItem[]> =>
       new Promise((resolve) =>
         releases.push(() => {
@@ -77,35 +61,44 @@ beforeAll(async () => {
     return [
       { type: 'message', text: `QUICK-DONE ${Object.keys(request.offeredTools.mcp).join(',')}` },
     ];
-  });
-  world = await makeWorld({
-    registry: registry('note').replace('schema_version = 8\n', ''),
-    profile: PROFILE,
-    modelUrl: model.baseUrl,
-  });
-});
+  },
+  {
+    release: () => {
+      for (const release of releases) release();
+    },
+  },
+);
 
-afterAll(async () => {
-  for (const release of releases) release();
-  await model.close();
-});
+interface Summary {
+  id: string;
+  status: string;
+  snapshot: string;
+}
+
+async function sessions(): Promise<Summary[]> {
+  const listed = await runInWorld(scripted.world, ['session', 'list', '--json']);
+  return (JSON.parse(listed.stdout) as { sessions: Summary[] }).sessions;
+}
 
 describe('sessions over time', () => {
   it('keeps a running session on its snapshot, and stops it on request', async () => {
-    const first = startInWorld(world, ['exec', world.packDir, 'HANG here']);
+    const first = startInWorld(scripted.world, ['exec', scripted.world.packDir, 'HANG here']);
     await waitFor(
-      () => model.requests.some((r) => r.userTexts.some((t) => t.includes('HANG'))),
+      () => scripted.model.requests.some((r) => r.userTexts.some((t) => t.includes('HANG'))),
       60_000,
     );
     const [running] = await sessions();
     expect(running?.status).toBe('running');
-    const firstDir = join(world.stateDir, 'sessions', running?.id ?? '');
+    const firstDir = join(scripted.world.stateDir, 'sessions', running?.id ?? '');
     const configBefore = await readFile(join(firstDir, 'homes', 'lead', 'config.toml'), 'utf8');
     expect(configBefore).not.toContain('"extra"');
 
     // the operator edits the registry while the session runs
-    await writeFile(join(world.configDir, 'tool-mcp.d', '10-test.toml'), registry('note,extra'));
-    const second = await runInWorld(world, ['exec', world.packDir, 'QUICK']);
+    await writeFile(
+      join(scripted.world.configDir, 'tool-mcp.d', '10-test.toml'),
+      registry('note,extra'),
+    );
+    const second = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'QUICK']);
     expect(second.code, second.stderr).toBe(0);
     const both = await sessions();
     expect(both).toHaveLength(2);
@@ -114,7 +107,7 @@ describe('sessions over time', () => {
     expect(b?.status).toBe('ended');
     expect(b?.snapshot).not.toBe(a?.snapshot);
     const secondConfig = await readFile(
-      join(world.stateDir, 'sessions', b?.id ?? '', 'homes', 'lead', 'config.toml'),
+      join(scripted.world.stateDir, 'sessions', b?.id ?? '', 'homes', 'lead', 'config.toml'),
       'utf8',
     );
     expect(secondConfig).toContain('"extra"');
@@ -123,7 +116,7 @@ describe('sessions over time', () => {
       configBefore,
     );
     expect(a?.status).toBe('running');
-    const shownSnapshot = await runInWorld(world, [
+    const shownSnapshot = await runInWorld(scripted.world, [
       'snapshot',
       'show',
       a?.snapshot ?? '',
@@ -138,7 +131,7 @@ describe('sessions over time', () => {
     };
     const codexPid = record.processes[0]?.pid;
     expect(codexPid).toBeDefined();
-    const stopped = await runInWorld(world, [
+    const stopped = await runInWorld(scripted.world, [
       'session',
       'stop',
       a?.id.slice(0, 22) ?? '',
@@ -160,9 +153,9 @@ describe('sessions over time', () => {
 
     const after = await sessions();
     expect(after.map((s) => s.status)).toEqual(['stopped', 'ended']);
-    const again = await runInWorld(world, ['session', 'stop', a?.id ?? '']);
+    const again = await runInWorld(scripted.world, ['session', 'stop', a?.id ?? '']);
     expect(again.stdout).toContain('has already been stopped');
-    const shown = await runInWorld(world, ['session', 'show', a?.id ?? '']);
+    const shown = await runInWorld(scripted.world, ['session', 'show', a?.id ?? '']);
     expect(shown.stdout).toMatch(/status:\s+stopped/);
     expect(shown.stdout).toContain('root');
     // the session's socket is gone with it
@@ -170,17 +163,24 @@ describe('sessions over time', () => {
   }, 90_000);
 
   it('ends Codex and its participants when the supervising process is killed outright', async () => {
-    const supervisor = startInWorld(world, ['exec', world.packDir, 'ORPHAN check']);
+    const supervisor = startInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'ORPHAN check',
+    ]);
     // the lead waits for the model after its spawn; the worker waits in its first turn
     await waitFor(
       () =>
-        model.requests.some(
+        scripted.model.requests.some(
           (r) => r.userTexts.some((t) => t.includes('ORPHAN')) && r.toolOutputs.length > 0,
-        ) && model.requests.some((r) => r.userTexts.some((t) => t.includes('HANG as a worker'))),
+        ) &&
+        scripted.model.requests.some((r) =>
+          r.userTexts.some((t) => t.includes('HANG as a worker')),
+        ),
       60_000,
     );
     const running = (await sessions()).find((s) => s.status === 'running');
-    const dir = join(world.stateDir, 'sessions', running?.id ?? '');
+    const dir = join(scripted.world.stateDir, 'sessions', running?.id ?? '');
     const record = JSON.parse(await readFile(join(dir, 'session.json'), 'utf8')) as {
       processes: { id: string; pid?: number }[];
     };
@@ -194,7 +194,12 @@ describe('sessions over time', () => {
     await waitFor(() => pids.every((pid) => !isAlive(pid)), 20_000);
     await waitFor(async () => (await processesMentioning(dir)).length === 0, 10_000);
 
-    const shown = await runInWorld(world, ['session', 'show', running?.id ?? '', '--json']);
+    const shown = await runInWorld(scripted.world, [
+      'session',
+      'show',
+      running?.id ?? '',
+      '--json',
+    ]);
     const after = JSON.parse(shown.stdout) as { status: string; error?: string };
     expect(after.status).toBe('failed');
     expect(after.error).toContain('is gone without recording how the session ended');
@@ -202,11 +207,15 @@ describe('sessions over time', () => {
   }, 90_000);
 
   it('records a session interrupted with Ctrl-C as stopped and passes the exit code through', async () => {
-    const before = model.requests.length;
-    const supervisor = startInWorld(world, ['exec', world.packDir, 'HANG until interrupted']);
+    const before = scripted.model.requests.length;
+    const supervisor = startInWorld(scripted.world, [
+      'exec',
+      scripted.world.packDir,
+      'HANG until interrupted',
+    ]);
     await waitFor(
       () =>
-        model.requests
+        scripted.model.requests
           .slice(before)
           .some((r) => r.userTexts.some((t) => t.includes('HANG until interrupted'))),
       60_000,

@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import { IoError } from '../../../src/foundation/errors.js';
-import { writeFileAtomic, writeNewFileAtomic } from '../../../src/foundation/paths/atomic-write.js';
+import {
+  writeFileAtomic,
+  writeFileAtomicSync,
+  writeNewFileAtomic,
+} from '../../../src/foundation/paths/atomic-write.js';
 
 async function scratch(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'codex-mmo-atomic-'));
@@ -38,6 +42,32 @@ describe('writeFileAtomic', () => {
     );
     expect(error).toBeInstanceOf(IoError);
     expect((error as IoError).message).toContain(join(blocker, 'f.json'));
+  });
+});
+
+describe('writeFileAtomicSync', () => {
+  it('replaces a file whole with the given mode, leaving no temp file', async () => {
+    const dir = await scratch();
+    const file = join(dir, 'entry.json');
+    writeFileAtomicSync(file, 'first\n', 0o600);
+    writeFileAtomicSync(file, 'second\n', 0o600);
+    expect(await readFile(file, 'utf8')).toBe('second\n');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect(await readdir(dir)).toEqual(['entry.json']);
+  });
+
+  it('throws an IoError naming the file, leaving no temp file', async () => {
+    const dir = await scratch();
+    const blocker = join(dir, 'not-a-dir');
+    await writeFile(blocker, 'x');
+    const file = join(blocker, 'f.json');
+    expect(() => {
+      writeFileAtomicSync(file, 'x', 0o600);
+    }).toThrow(IoError);
+    expect(() => {
+      writeFileAtomicSync(file, 'x', 0o600);
+    }).toThrow(file);
+    expect(await readdir(dir)).toEqual(['not-a-dir']);
   });
 });
 

@@ -11,20 +11,15 @@ import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   CLI,
   echoServer,
   makeWorld,
   profileToml,
-  requireBuild,
   runInWorld,
   startInWorld,
   waitFor,
@@ -111,22 +106,13 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-});
-
-afterAll(async () => {
-  await model.close();
-});
+const fixture = useScriptedModel(script);
 
 async function newWorld(): Promise<World> {
   return makeWorld({
     registry,
     profile: PROFILE,
-    modelUrl: model.baseUrl,
+    modelUrl: fixture.model.baseUrl,
     credentials: `GUARD_TOKEN=${GUARD_CANARY}\n`,
   });
 }

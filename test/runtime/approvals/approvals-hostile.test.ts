@@ -15,22 +15,17 @@ import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { gatewaySocketPath } from '../../../src/runtime/gateway/session-gateway.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   REPO,
   echoServer,
   makeWorld,
   onlySession,
   profileToml,
-  requireBuild,
   runInWorld,
   startInWorld,
   waitFor,
@@ -71,7 +66,6 @@ function isRole(request: ModelRequest, marker: string): boolean {
   return request.developerTexts.some((t) => t.includes(marker));
 }
 
-let model: ScriptedModel;
 let world: World;
 /** Resolves with the shell command once the test has seen the participant's request pending. */
 let attack: Promise<string> = Promise.resolve('');
@@ -141,14 +135,10 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
   }
 }
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await guardedWorld();
-});
+const fixture = useScriptedModel(script);
 
-afterAll(async () => {
-  await model.close();
+beforeAll(async () => {
+  world = await guardedWorld();
 });
 
 /**
@@ -172,7 +162,7 @@ async function guardedWorld(): Promise<World> {
           args: ['--call-log', join(root, 'guarded-calls.jsonl')],
         }),
       profile: PROFILE,
-      modelUrl: model.baseUrl,
+      modelUrl: fixture.model.baseUrl,
     }),
   );
 }
@@ -311,7 +301,7 @@ describe('a hostile shell with network access against the control channels', () 
     const open = await makeWorld({
       registry: echoServer('guarded', { tools: 'write!', approval: 'prompt' }),
       profile: PROFILE.replace('permissions = "workspace-write"', 'permissions = "full-access"'),
-      modelUrl: model.baseUrl,
+      modelUrl: fixture.model.baseUrl,
     });
     const doctor = await runInWorld(open, ['profile', 'doctor', open.packDir, '--json']);
     const found = (

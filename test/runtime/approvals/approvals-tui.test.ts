@@ -14,23 +14,18 @@ import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 
-import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { readCalls } from '../../../src/runtime/gateway/call-log.js';
 import { folderTrustAnswerer, KEYS, startTui, type Tui } from '../../support/tui.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   CLI,
   echoServer,
   makeWorld,
   processesMentioning,
   profileToml,
-  requireBuild,
   runInWorld,
   waitFor,
   type World,
@@ -113,16 +108,7 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-});
-
-afterAll(async () => {
-  await model.close();
-});
+const fixture = useScriptedModel(script);
 
 /** The drawn text without whitespace: the TUI moves the cursor instead of printing spaces. */
 function compact(tui: Tui): string {
@@ -205,7 +191,7 @@ async function startRun(tag: string, profile = PROFILE): Promise<Run> {
         args: ['--call-log', join(root, 'guarded-calls.jsonl')],
       }),
     profile,
-    modelUrl: model.baseUrl,
+    modelUrl: fixture.model.baseUrl,
     credentials: `GUARD_TOKEN=${GUARD_CANARY}\n`,
   });
   const tui = startTui(
@@ -222,7 +208,7 @@ async function startRun(tag: string, profile = PROFILE): Promise<Run> {
     ],
     { cwd: world.workDir, env: world.env, cols: 160, rows: 50 },
   );
-  const run = { world, tui, id: '', requestsBefore: model.requests.length };
+  const run = { world, tui, id: '', requestsBefore: fixture.model.requests.length };
   started.push(run);
   const id = /codex-mmo: session (\S+)/;
   await waitFor(() => id.test(tui.text()) || tui.child.exitCode !== null, 60_000);
@@ -237,7 +223,7 @@ async function waitForPrompt(run: Run, role = 'worker', ms = 150_000): Promise<v
   // 0.171 asks how to open an untrusted folder before the first turn
   const answerTrust = folderTrustAnswerer(
     run.tui,
-    () => model.requests.length > run.requestsBefore,
+    () => fixture.model.requests.length > run.requestsBefore,
   );
   await waitFor(() => {
     answerTrust();

@@ -12,19 +12,15 @@ import { existsSync } from 'node:fs';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { sessionCalls } from '../../support/session-calls.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   echoServer,
   makeWorld,
   profileToml,
-  requireBuild,
   runInWorld,
   startCli,
   waitFor,
@@ -92,16 +88,7 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
   return [{ type: 'message', text: 'LEAD-DONE' }];
 }
 
-let model: ScriptedModel;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-});
-
-afterAll(async () => {
-  await model.close();
-});
+const fixture = useScriptedModel(script);
 
 /** `codex-mmo exec PACK PROMPT` in `world`, with time for a loaded machine. */
 function execIn(world: World, prompt: string): RunningCli {
@@ -122,7 +109,7 @@ async function newWorld(profile = PROFILE): Promise<World> {
         args: ['--call-log', join(root, 'guarded-calls.jsonl')],
       }) + echoServer('notes', { tools: 'read' }),
     profile,
-    modelUrl: model.baseUrl,
+    modelUrl: fixture.model.baseUrl,
   });
 }
 
@@ -211,9 +198,7 @@ describe("a native role's approvals", () => {
   });
 
   it('shows refused calls in session calls: a denied approval, a tool not offered, a tool outside the role grant', async () => {
-    const shown = await runInWorld(world, ['session', 'calls', id, '--json']);
-    expect(shown.code, shown.stderr).toBe(0);
-    const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
+    const calls = await sessionCalls(world, id);
     const refused = calls
       .filter((c) => c.outcome !== 'ok')
       .map((c) => `${String(c.role)} ${String(c.server)}.${String(c.tool)} ${String(c.reason)}`)

@@ -12,14 +12,10 @@ import { existsSync } from 'node:fs';
 import { chmod, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   CODEX,
   HeldRequests,
@@ -28,7 +24,6 @@ import {
   makeWorld,
   processesMentioning,
   profileToml,
-  requireBuild,
   startCli,
   waitFor,
   type World,
@@ -65,16 +60,10 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
   return held.hold();
 }
 
-let model: ScriptedModel;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-});
-
-afterAll(async () => {
-  held.releaseAll();
-  await model.close();
+const fixture = useScriptedModel(script, {
+  release: () => {
+    held.releaseAll();
+  },
 });
 
 /**
@@ -144,7 +133,7 @@ describe('a request that arrives while the session is stopping', () => {
           args: ['--call-log', join(root, 'notes-calls.jsonl')],
         }),
       profile: PROFILE,
-      modelUrl: model.baseUrl,
+      modelUrl: fixture.model.baseUrl,
     });
     const release = join(world.root, 'release-root');
     const codex = await slowRootCodex(world, release);

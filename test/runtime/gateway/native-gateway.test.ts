@@ -10,24 +10,12 @@ import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  CLI,
-  echoServer,
-  makeWorld,
-  onlySession,
-  profileToml,
-  requireBuild,
-  runInWorld,
-  type World,
-} from '../../support/world.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { sessionCalls } from '../../support/session-calls.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { CLI, echoServer, onlySession, profileToml, runInWorld } from '../../support/world.js';
 
 const CANARY = 'native-gw-canary-5e5e';
 
@@ -68,8 +56,6 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
-let world: World;
 let result: Awaited<ReturnType<typeof runInWorld>>;
 /** What relays started from outside Codex got with every token read from Codex's environment. */
 const outside: { code: number | null; stderr: string }[] = [];
@@ -83,13 +69,13 @@ async function stealTokens(stop: () => boolean): Promise<void> {
   while (!stop()) {
     await new Promise((r) => setTimeout(r, 150));
     // once Codex has asked its model, its required server's relay has spent the token
-    if (model.requests.length === 0) continue;
-    const [id] = await readdir(join(world.stateDir, 'sessions')).catch(() => []);
+    if (scripted.model.requests.length === 0) continue;
+    const [id] = await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => []);
     if (id === undefined) continue;
-    const socket = join(world.stateDir, 'sessions', id, 'gateway.sock');
+    const socket = join(scripted.world.stateDir, 'sessions', id, 'gateway.sock');
     for (const pid of (await readdir('/proc')).filter((d) => /^\d+$/.test(d))) {
       const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
-      if (!environ.includes(`CODEX_HOME=`) || !environ.includes(world.stateDir)) continue;
+      if (!environ.includes(`CODEX_HOME=`) || !environ.includes(scripted.world.stateDir)) continue;
       const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
       if (cmdline.includes('gateway\0connect')) continue;
       for (const m of environ.matchAll(/CODEX_MMO_GATEWAY_TOKEN_\d+=([^\0]+)/g)) {
@@ -111,10 +97,8 @@ async function stealTokens(stop: () => boolean): Promise<void> {
   }
 }
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry: (root: string) =>
       echoServer('notes', {
         tools: 'list,add',
@@ -122,35 +106,34 @@ beforeAll(async () => {
         args: ['--log-calls', join(root, 'notes-calls.jsonl')],
       }),
     profile: PROFILE,
-    modelUrl: model.baseUrl,
     credentials: `NOTES_TOKEN=${CANARY}\n`,
-  });
+  },
+  script,
+);
+
+beforeAll(async () => {
   let done = false;
   const stealing = stealTokens(() => done);
-  result = await runInWorld(world, ['exec', world.packDir, 'lead the work']);
+  result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'lead the work']);
   done = true;
   await stealing;
 }, 240_000);
 
-afterAll(async () => {
-  await model.close();
-});
-
 describe('native sub-agents through the gateway', () => {
   it('runs to the end', () => {
-    expect(model.errors).toEqual([]);
+    expect(scripted.model.errors).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');
   });
 
   it("lets a native role call its granted tool of the parent's server", async () => {
-    const scout = model.requests.filter(isScout);
+    const scout = scripted.model.requests.filter(isScout);
     const answer = scout.flatMap((r) => r.toolOutputs).map((o) => o.output);
     expect(answer[0]).toContain('from-scout');
     expect(answer[0]).not.toContain('refused');
-    const logged = await readFile(join(world.root, 'notes-calls.jsonl'), 'utf8');
+    const logged = await readFile(join(scripted.world.root, 'notes-calls.jsonl'), 'utf8');
     expect(logged).toContain('from-scout');
-    const { dir } = await onlySession(world);
+    const { dir } = await onlySession(scripted.world);
     const calls = (await readFile(join(dir, 'calls.jsonl'), 'utf8'))
       .trim()
       .split('\n')
@@ -167,20 +150,18 @@ describe('native sub-agents through the gateway', () => {
   });
 
   it("refuses at the gateway the native role's call of a tool granted only to its parent", async () => {
-    const last = model.requests.filter(isScout).at(-1);
+    const last = scripted.model.requests.filter(isScout).at(-1);
     const answer = (last?.toolOutputs ?? []).map((o) => o.output);
     expect(answer).toHaveLength(2);
     expect(answer[1]).toContain('[tool-not-granted-to-role]');
     expect(answer[1]).toContain("role 'scout'");
-    const logged = await readFile(join(world.root, 'notes-calls.jsonl'), 'utf8');
+    const logged = await readFile(join(scripted.world.root, 'notes-calls.jsonl'), 'utf8');
     expect(logged).not.toContain('scout-adds');
     // the parent's own call of the same tool goes through
     expect(logged).toContain('lead-adds');
 
-    const { record } = await onlySession(world);
-    const shown = await runInWorld(world, ['session', 'calls', String(record.id), '--json']);
-    expect(shown.code, shown.stderr).toBe(0);
-    const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
+    const { record } = await onlySession(scripted.world);
+    const calls = await sessionCalls(scripted.world, String(record.id));
     const adds = calls.filter((c) => c.tool === 'add');
     expect(adds).toHaveLength(2);
     expect(adds).toContainEqual(

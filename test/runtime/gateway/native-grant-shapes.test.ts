@@ -8,24 +8,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  echoServer,
-  makeWorld,
-  onlySession,
-  profileToml,
-  requireBuild,
-  runInWorld,
-  startCli,
-  type World,
-} from '../../support/world.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { sessionCalls } from '../../support/session-calls.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { echoServer, onlySession, profileToml, runInWorld, startCli } from '../../support/world.js';
 
 /** Each native role's grants; the lead has notes read and write. */
 const SHAPES = {
@@ -90,14 +78,10 @@ function script(request: ModelRequest): ScriptedItem[] {
   return [{ type: 'message', text: 'LEAD-DONE' }];
 }
 
-let model: ScriptedModel;
-let world: World;
 let result: Awaited<ReturnType<typeof runInWorld>>;
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry: (root: string) =>
       echoServer('notes', {
         tools: 'read,echo,write',
@@ -108,26 +92,27 @@ beforeAll(async () => {
         args: ['--log-calls', join(root, 'other-calls.jsonl')],
       }),
     profile: PROFILE,
-    modelUrl: model.baseUrl,
-  });
+  },
+  script,
+);
+
+beforeAll(async () => {
   // six threads one after another: give a loaded machine time
   result = await startCli(
-    ['exec', world.packDir, 'lead the work', ...world.dirArgs],
-    world.env,
-    world.workDir,
+    ['exec', scripted.world.packDir, 'lead the work', ...scripted.world.dirArgs],
+    scripted.world.env,
+    scripted.world.workDir,
     280_000,
   ).done;
 }, 300_000);
-
-afterAll(async () => {
-  await model.close();
-});
 
 /** What reached the servers: `role-tool` texts. */
 async function reached(): Promise<string[]> {
   const out: string[] = [];
   for (const server of ['notes', 'other']) {
-    const text = await readFile(join(world.root, `${server}-calls.jsonl`), 'utf8').catch(() => '');
+    const text = await readFile(join(scripted.world.root, `${server}-calls.jsonl`), 'utf8').catch(
+      () => '',
+    );
     for (const line of text.trim().split('\n').filter(Boolean)) {
       const entry = JSON.parse(line) as { arguments?: { text?: string } };
       if (entry.arguments?.text !== undefined) out.push(entry.arguments.text);
@@ -147,14 +132,14 @@ const granted = (role: Shape | 'lead'): Record<string, string[]> => {
 
 describe('native roles receive exactly their grant, whatever its shape', () => {
   it('runs to the end', () => {
-    expect(model.errors).toEqual([]);
+    expect(scripted.model.errors).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');
   });
 
   it('offers every thread exactly its role grant', () => {
     for (const role of ['lead', ...NATIVES] as const) {
-      const requests = model.requests.filter((r) => roleOf(r) === role);
+      const requests = scripted.model.requests.filter((r) => roleOf(r) === role);
       expect(requests.length, role).toBeGreaterThan(0);
       for (const request of requests) {
         expect({ role, mcp: request.offeredTools.mcp }).toEqual({ role, mcp: granted(role) });
@@ -174,10 +159,8 @@ describe('native roles receive exactly their grant, whatever its shape', () => {
   });
 
   it('refuses and records every other call, the root included', async () => {
-    const { record } = await onlySession(world);
-    const shown = await runInWorld(world, ['session', 'calls', String(record.id), '--json']);
-    expect(shown.code, shown.stderr).toBe(0);
-    const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
+    const { record } = await onlySession(scripted.world);
+    const calls = await sessionCalls(scripted.world, String(record.id));
     const refused = calls
       .filter((c) => c.outcome !== 'ok')
       .map((c) => `${String(c.role)} ${String(c.server)}.${String(c.tool)} ${String(c.reason)}`)
@@ -192,7 +175,7 @@ describe('native roles receive exactly their grant, whatever its shape', () => {
       }
     }
     expect(refused).toEqual(expected.sort());
-    const lead = model.requests.filter((r) => roleOf(r) === 'lead').at(-1);
+    const lead = scripted.model.requests.filter((r) => roleOf(r) === 'lead').at(-1);
     expect(lead?.toolOutputs.at(-1)?.output).toContain('[tool-not-granted-to-role]');
   });
 });

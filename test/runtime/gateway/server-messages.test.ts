@@ -10,21 +10,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  makeWorld,
-  onlySession,
-  requireBuild,
-  runInWorld,
-  type World,
-} from '../../support/world.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { onlySession, runInWorld } from '../../support/world.js';
 
 const EVERYTHING_BIN = join(
   import.meta.dirname,
@@ -79,18 +69,7 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
-let world: World;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({ registry, profile: PROFILE, modelUrl: model.baseUrl });
-});
-
-afterAll(async () => {
-  await model.close();
-});
+const scripted = useScriptedSession({ registry, profile: PROFILE }, script);
 
 async function lines(file: string): Promise<Record<string, unknown>[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
@@ -102,11 +81,11 @@ async function lines(file: string): Promise<Record<string, unknown>[]> {
 
 describe("a server's notifications and requests through the gateway", () => {
   it('reach Codex; the elicitation reaches codex-mmo, which declines it', async () => {
-    const result = await runInWorld(world, ['exec', world.packDir, 'go']);
+    const result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'go']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('MSGS-DONE');
-    expect(model.errors).toEqual([]);
-    const outputs = model.requests.at(-1)?.toolOutputs.map((o) => o.output) ?? [];
+    expect(scripted.model.errors).toEqual([]);
+    const outputs = scripted.model.requests.at(-1)?.toolOutputs.map((o) => o.output) ?? [];
     expect(outputs).toHaveLength(3);
 
     // the elicitation went server → gateway → relay → Codex → codex-mmo and its answer back
@@ -115,7 +94,7 @@ describe("a server's notifications and requests through the gateway", () => {
     expect(outputs[1]).toMatch(/action\W{1,8}decline/);
     expect(outputs[2]).toContain('after: done');
 
-    const seen = await lines(join(world.root, 'notify-log.jsonl'));
+    const seen = await lines(join(scripted.world.root, 'notify-log.jsonl'));
     expect(seen).toContainEqual({ event: 'elicitation', action: 'decline' });
     // the call carried Codex's progress token, so the server's progress went back under it
     expect(seen.find((e) => e.event === 'call')?.progressToken).not.toBeNull();
@@ -124,7 +103,7 @@ describe("a server's notifications and requests through the gateway", () => {
     expect(seen.filter((e) => e.event === 'tools/list')).toHaveLength(1);
 
     // the logging message reached Codex, which logs it on its stderr (the session's log)
-    const { dir } = await onlySession(world);
+    const { dir } = await onlySession(scripted.world);
     const codexLog = await readFile(join(dir, 'logs', 'codex.stderr.log'), 'utf8');
     expect(codexLog).toMatch(/MCP server log message.*notify-log-marker/);
 

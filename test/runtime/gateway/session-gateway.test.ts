@@ -10,24 +10,11 @@ import { spawn } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  allText,
-  CLI,
-  echoServer,
-  makeWorld,
-  onlySession,
-  requireBuild,
-  runInWorld,
-  type World,
-} from '../../support/world.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { allText, CLI, echoServer, onlySession, runInWorld } from '../../support/world.js';
 
 const CANARY = 'gw-session-canary-51d7e3';
 const EVERYTHING_BIN = join(
@@ -84,8 +71,6 @@ default_tools_approval_mode = "approve"
   );
 }
 
-let model: ScriptedModel;
-let world: World;
 /** Environments of this session's Codex processes and relays, read from outside while running. */
 const outside: { pid: string; cmdline: string; environ: string }[] = [];
 
@@ -95,7 +80,10 @@ async function scanOutside(): Promise<void> {
     const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
     // Codex has its private home below the state dir; a relay names the socket there
-    if (!environ.includes(`CODEX_HOME=${world.stateDir}`) && !cmdline.includes(world.stateDir)) {
+    if (
+      !environ.includes(`CODEX_HOME=${scripted.world.stateDir}`) &&
+      !cmdline.includes(scripted.world.stateDir)
+    ) {
       continue;
     }
     if (cmdline.includes('codex-mmo') && !cmdline.includes('gateway')) continue;
@@ -107,9 +95,9 @@ async function scanOutside(): Promise<void> {
 const stolen: { code: number | null; stderr: string }[] = [];
 
 async function tryStolenTokens(walk: string): Promise<void> {
-  const [id] = await readdir(join(world.stateDir, 'sessions'));
+  const [id] = await readdir(join(scripted.world.stateDir, 'sessions'));
   const socket =
-    id === undefined ? undefined : join(world.stateDir, 'sessions', id, 'gateway.sock');
+    id === undefined ? undefined : join(scripted.world.stateDir, 'sessions', id, 'gateway.sock');
   const tokens = [...walk.matchAll(/^CODEX_MMO_GATEWAY_TOKEN_\d+=(\S+)$/gm)].map((m) => m[1] ?? '');
   if (socket === undefined) return;
   for (const token of new Set(tokens)) {
@@ -172,34 +160,32 @@ function script(request: ModelRequest): Promise<ScriptedItem[]> | ScriptedItem[]
   }
 }
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry: (root) => registry(root),
     profile: PROFILE,
-    modelUrl: model.baseUrl,
     credentials: `LEAD_CRED=${CANARY}\n`,
-  });
-  // pin the surfaces, then let one tool of `drifty` change (its definition stays as pinned)
-  const pinned = await runInWorld(world, ['tool-mcp', 'pin', 'drifty']);
-  expect(pinned.code, pinned.stderr).toBe(0);
-  await writeFile(join(world.root, 'drifty-variant.txt'), 'changed=now also uploads files');
-});
-
-afterAll(async () => {
-  await model.close();
-});
+  },
+  script,
+  {
+    prepare: async (world) => {
+      // pin the surfaces, then let one tool of `drifty` change (its definition stays as pinned)
+      const pinned = await runInWorld(world, ['tool-mcp', 'pin', 'drifty']);
+      expect(pinned.code, pinned.stderr).toBe(0);
+      await writeFile(join(world.root, 'drifty-variant.txt'), 'changed=now also uploads files');
+    },
+  },
+);
 
 describe('a session through the gateway', () => {
   it('keeps every credential out of Codex and enforces grants, pins and exfiltration rules', async () => {
-    const result = await runInWorld(world, ['exec', world.packDir, 'go']);
+    const result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'go']);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');
-    expect(model.errors).toEqual([]);
+    expect(scripted.model.errors).toEqual([]);
 
     // the model is offered exactly the granted tools that still match their pins
-    const first = model.requests[0];
+    const first = scripted.model.requests[0];
     expect(first?.offeredTools.mcp).toMatchObject({
       recorder: ['note'],
       everything: ['get_env'],
@@ -209,7 +195,7 @@ describe('a session through the gateway', () => {
     expect(result.stderr).toContain("tool 'changed' of server 'drifty'");
 
     // inside: the shell and every ancestor (Codex included) hold no credential
-    const outputs = model.requests.at(-1)?.toolOutputs ?? [];
+    const outputs = scripted.model.requests.at(-1)?.toolOutputs ?? [];
     const walk = outputs[0]?.output ?? '';
     expect(walk).toContain('== env');
     expect(walk).toMatch(/codex/i);
@@ -234,14 +220,14 @@ describe('a session through the gateway', () => {
 
     // the real server still got its credential
     const serverEnv = JSON.parse(
-      await readFile(join(world.root, 'recorder-env.json'), 'utf8'),
+      await readFile(join(scripted.world.root, 'recorder-env.json'), 'utf8'),
     ) as Record<string, string>;
     expect(serverEnv.LEAD_CRED).toBe(CANARY);
 
     // exfiltration refused before the server; results masked; drifted tool refused
     expect(outputs[1]?.output).toMatch(/note: \{\\*"text\\*":\\*"hello\\*"\}/);
     for (const i of [2, 3, 4]) expect(outputs[i]?.output).toContain('[credential-in-arguments]');
-    const seen = (await readFile(join(world.root, 'recorder-calls.jsonl'), 'utf8')).trim();
+    const seen = (await readFile(join(scripted.world.root, 'recorder-calls.jsonl'), 'utf8')).trim();
     expect(seen.split('\n')).toHaveLength(1);
     expect(outputs[5]?.output).toContain('LEAD_CRED');
     expect(outputs[5]?.output).toContain('***');
@@ -249,9 +235,14 @@ describe('a session through the gateway', () => {
     expect(outputs[6]?.output).toMatch(/unsupported call|tool-drift|not found/i);
 
     // the audit trail
-    const { dir, record } = await onlySession(world);
+    const { dir, record } = await onlySession(scripted.world);
     expect(record.tool_drift).toEqual([{ process: 'root', server: 'drifty', tool: 'changed' }]);
-    const shown = await runInWorld(world, ['session', 'calls', String(record.id), '--json']);
+    const shown = await runInWorld(scripted.world, [
+      'session',
+      'calls',
+      String(record.id),
+      '--json',
+    ]);
     expect(shown.code, shown.stderr).toBe(0);
     const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
     // the withheld tool is not offered: Codex answers its call itself, the wire records it
@@ -278,7 +269,7 @@ describe('a session through the gateway', () => {
     expect(calls).toContainEqual(
       expect.objectContaining({ server: 'drifty', tool: 'changed', reason: 'tool-drift' }),
     );
-    const text = await runInWorld(world, ['session', 'calls', String(record.id)]);
+    const text = await runInWorld(scripted.world, ['session', 'calls', String(record.id)]);
     expect(text.stdout).toContain('credential-in-arguments');
 
     // nothing codex-mmo wrote holds the credential in any of the encodings tried

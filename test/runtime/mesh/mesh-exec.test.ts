@@ -9,27 +9,20 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { isAlive } from '../../../src/foundation/process/process-control.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
 import {
   allText,
   ENV_AND_AUTH_COMMAND,
   echoServer,
-  makeWorld,
   onlySession,
   parseEnvOutput,
   processesMentioning,
   profileToml,
-  requireBuild,
   runInWorld,
-  type World,
 } from '../../support/world.js';
 
 const LEAD_CANARY = 'lead-canary-0a0a0a';
@@ -105,37 +98,32 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
-let world: World;
-
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry,
     profile: PROFILE,
-    modelUrl: model.baseUrl,
     credentials: `LEAD_CRED=${LEAD_CANARY}\nWORKER_CRED=${WORKER_CANARY}\n`,
-  });
-});
-
-afterAll(async () => {
-  await model.close();
-});
+  },
+  script,
+);
 
 describe('mmo_mesh through real Codex', () => {
   it('spawns a granted participant with only its own grants and credentials', async () => {
-    const result = await runInWorld(world, ['exec', world.packDir, 'lead the work'], {
-      UNREFERENCED_CANARY,
-      // a credential in the launch environment is not the session's: the broker's replaces it
-      CODEX_MMO_MESH_TOKEN: DECOY_MESH_TOKEN,
-    });
-    expect(model.errors).toEqual([]);
+    const result = await runInWorld(
+      scripted.world,
+      ['exec', scripted.world.packDir, 'lead the work'],
+      {
+        UNREFERENCED_CANARY,
+        // a credential in the launch environment is not the session's: the broker's replaces it
+        CODEX_MMO_MESH_TOKEN: DECOY_MESH_TOKEN,
+      },
+    );
+    expect(scripted.model.errors).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');
 
-    const lead = model.requests.filter((r) => isRole(r, 'ROLE-LEAD'));
-    const worker = model.requests.filter((r) => isRole(r, 'ROLE-WORKER'));
+    const lead = scripted.model.requests.filter((r) => isRole(r, 'ROLE-LEAD'));
+    const worker = scripted.model.requests.filter((r) => isRole(r, 'ROLE-WORKER'));
 
     // the lead is offered the mesh tools; the worker (no spawn/control) is not
     expect(lead[0]?.offeredTools.mcp.mmo_mesh).toEqual([
@@ -174,18 +162,18 @@ describe('mmo_mesh through real Codex', () => {
     expect(workerShell.LEAD_CRED).toBeUndefined();
     expect(workerShell.UNREFERENCED_CANARY).toBeUndefined();
     const workerServer = JSON.parse(
-      await readFile(join(world.root, 'worker_srv-env.json'), 'utf8'),
+      await readFile(join(scripted.world.root, 'worker_srv-env.json'), 'utf8'),
     ) as Record<string, string>;
     expect(workerServer.WORKER_CRED).toBe(WORKER_CANARY);
     expect(workerServer.LEAD_CRED).toBeUndefined();
     const leadServer = JSON.parse(
-      await readFile(join(world.root, 'lead_srv-env.json'), 'utf8'),
+      await readFile(join(scripted.world.root, 'lead_srv-env.json'), 'utf8'),
     ) as Record<string, string>;
     expect(leadServer.LEAD_CRED).toBe(LEAD_CANARY);
     expect(leadServer.WORKER_CRED).toBeUndefined();
 
     // the session recorded the participant with its own private home
-    const { dir, record } = await onlySession(world);
+    const { dir, record } = await onlySession(scripted.world);
     const processes = record.processes as {
       id: string;
       kind: string;
@@ -200,7 +188,7 @@ describe('mmo_mesh through real Codex', () => {
     // their parent is the supervisor, not the worker's Codex)
     expect(existsSync(join(dir, 'homes', 'worker-1', 'config.toml'))).toBe(true);
     const serverParent = JSON.parse(
-      await readFile(join(world.root, 'worker_srv-codex-env.json'), 'utf8'),
+      await readFile(join(scripted.world.root, 'worker_srv-codex-env.json'), 'utf8'),
     ) as Record<string, string>;
     expect(serverParent.CODEX_HOME).not.toBe(join(dir, 'homes', 'worker-1'));
     // the shell sees neither its Codex home nor (sandbox deny) the auth.json copy in it
@@ -216,7 +204,7 @@ describe('mmo_mesh through real Codex', () => {
     // credential, only what the launch environment had (the decoy)
     expect(leadServer.CODEX_MMO_MESH_TOKEN).toBeUndefined();
     const leadParent = JSON.parse(
-      await readFile(join(world.root, 'lead_srv-codex-env.json'), 'utf8'),
+      await readFile(join(scripted.world.root, 'lead_srv-codex-env.json'), 'utf8'),
     ) as Record<string, string>;
     expect(leadParent.CODEX_MMO_MESH_TOKEN ?? DECOY_MESH_TOKEN).toBe(DECOY_MESH_TOKEN);
     expect(leadParent.LEAD_CRED).toBeUndefined();
@@ -228,13 +216,13 @@ describe('mmo_mesh through real Codex', () => {
       await allText(join(dir, 'logs')),
       await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8'),
       await readFile(join(dir, 'homes', 'worker-1', 'config.toml'), 'utf8'),
-      ...model.requests.flatMap((r) => r.toolOutputs.map((o) => o.output)),
+      ...scripted.model.requests.flatMap((r) => r.toolOutputs.map((o) => o.output)),
     ].join('\n');
     expect(written).not.toMatch(/CODEX_MMO_(MESH|GATEWAY)_TOKEN\w*=[A-Za-z0-9_-]{43}/);
 
     // nothing of the session is left running: no app-server, mesh server or MCP server
     await new Promise((r) => setTimeout(r, 300));
     for (const p of processes) if (p.pid !== undefined) expect(isAlive(p.pid)).toBe(false);
-    expect(await processesMentioning(world.root)).toEqual([]);
+    expect(await processesMentioning(scripted.world.root)).toEqual([]);
   }, 90_000);
 });

@@ -11,10 +11,6 @@ import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
 import { compileProfile } from '../../../src/config/compile/compile-profile.js';
 import { renderProcess } from '../../../src/config/compile/render-process.js';
 import { BrokerClient } from '../../../src/runtime/mesh/broker-client.js';
@@ -34,15 +30,8 @@ import { isAlive } from '../../../src/foundation/process/process-control.js';
 import { processEnvironment } from '../../../src/runtime/session/process-env.js';
 import type { ResolvedPlan } from '../../../src/config/profile/types.js';
 import type { StoredSnapshot } from '../../../src/config/snapshot/types.js';
-import {
-  CODEX,
-  echoServer,
-  makeWorld,
-  profileToml,
-  requireBuild,
-  waitFor,
-  type World,
-} from '../../support/world.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { CODEX, echoServer, profileToml, waitFor } from '../../support/world.js';
 
 const SLOW_CANARY = 'slow-canary-6f6f6f';
 
@@ -65,8 +54,6 @@ const REGISTRY =
   echoServer('slow', { args: ['--delay-ms', '20000'], envVars: ['SLOW_CRED'] }) +
   echoServer('late', { args: ['--delay-ms', '2500'] });
 
-let model: ScriptedModel;
-let world: World;
 let stored: StoredSnapshot;
 let plan: ResolvedPlan;
 let broker: SessionBroker;
@@ -78,53 +65,56 @@ function role(request: { developerTexts: string[] }, name: string): boolean {
   return request.developerTexts.some((t) => t.includes(`ROLE-${name}`));
 }
 
+const scripted = useScriptedSession({ registry: REGISTRY, profile: PROFILE }, (request) => {
+  if (role(request, 'SLEEPER')) {
+    return new Promise((resolve) =>
+      releases.push(() => {
+        resolve([{ type: 'message', text: 'late' }]);
+      }),
+    );
+  }
+  const said = request.userTexts.at(-1) ?? '';
+  return [
+    { type: 'message', text: `${role(request, 'HELPER') ? 'HELPER' : 'WORKER'} SAYS ${said}` },
+  ];
+});
+
 beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel((request) => {
-    if (role(request, 'SLEEPER')) {
-      return new Promise((resolve) =>
-        releases.push(() => {
-          resolve([{ type: 'message', text: 'late' }]);
-        }),
-      );
-    }
-    const said = request.userTexts.at(-1) ?? '';
-    return [
-      { type: 'message', text: `${role(request, 'HELPER') ? 'HELPER' : 'WORKER'} SAYS ${said}` },
-    ];
+  const dirs = resolveDirectories(scripted.world.env, scripted.world.home, {
+    configDir: scripted.world.configDir,
+    dataDir: scripted.world.dataDir,
+    stateDir: scripted.world.stateDir,
   });
-  world = await makeWorld({ registry: REGISTRY, profile: PROFILE, modelUrl: model.baseUrl });
-  const dirs = resolveDirectories(world.env, world.home, {
-    configDir: world.configDir,
-    dataDir: world.dataDir,
-    stateDir: world.stateDir,
+  const compiled = await compileProfile({
+    nameOrPath: scripted.world.packDir,
+    dirs,
+    cwd: scripted.world.root,
   });
-  const compiled = await compileProfile({ nameOrPath: world.packDir, dirs, cwd: world.root });
   if (compiled.stored === undefined || compiled.plan === undefined) {
     throw new Error(JSON.stringify(compiled.diagnostics));
   }
   stored = compiled.stored;
   plan = compiled.plan;
-  sessionDir = join(world.stateDir, 'sessions', 's');
+  sessionDir = join(scripted.world.stateDir, 'sessions', 's');
   await mkdir(join(sessionDir, 'logs'), { recursive: true });
   broker = await SessionBroker.start({
     sessionId: 's',
     sessionDir,
-    socketPath: join(world.root, 'mesh.sock'),
+    socketPath: join(scripted.world.root, 'mesh.sock'),
     snapshot: stored.snapshot,
     plan,
-    launchEnv: world.env,
+    launchEnv: scripted.world.env,
     credentials: credentialSourceFrom(
       { SLOW_CRED: SLOW_CANARY },
-      world.env,
-      join(world.configDir, 'credentials.env'),
+      scripted.world.env,
+      join(scripted.world.configDir, 'credentials.env'),
       true,
     ),
-    home: world.home,
-    baseCodexHome: world.baseCodexHome,
+    home: scripted.world.home,
+    baseCodexHome: scripted.world.baseCodexHome,
     codexBin: CODEX,
     cli: defaultCliLaunch(),
-    defaultCwd: world.workDir,
+    defaultCwd: scripted.world.workDir,
   });
   lead = broker.backendFor({ process: 'lead', participant: 'root' });
 });
@@ -151,7 +141,6 @@ async function rawSession(requests: readonly object[]): Promise<unknown[]> {
 afterAll(async () => {
   for (const release of releases) release();
   await broker.close();
-  await model.close();
 });
 
 async function refusal(call: Promise<unknown>): Promise<MeshError> {
@@ -275,7 +264,7 @@ describe('session broker', () => {
     const second = await lead.wait('worker-1', 60);
     // the queued message ran as its own turn once the current one finished; wait covered both
     expect(second.final_message).toBe('WORKER SAYS third');
-    expect(model.requests.filter((r) => r.userTexts.at(-1) === 'second')).toHaveLength(1);
+    expect(scripted.model.requests.filter((r) => r.userTexts.at(-1) === 'second')).toHaveLength(1);
   }, 60_000);
 
   it('lets control reach participants started by another process of the session', async () => {
@@ -338,8 +327,8 @@ describe('session broker', () => {
     expect(patient.failed_servers).toEqual([
       { server: 'broken', error: expect.any(String) as unknown },
     ]);
-    await waitFor(() => model.requests.some((r) => role(r, 'PATIENT')), 30_000);
-    const first = model.requests.find((r) => role(r, 'PATIENT'));
+    await waitFor(() => scripted.model.requests.some((r) => role(r, 'PATIENT')), 30_000);
+    const first = scripted.model.requests.find((r) => role(r, 'PATIENT'));
     // the slow server's tools were there from the first request on
     expect(first?.offeredTools.mcp.late).toEqual(['echo']);
     expect(first?.offeredTools.mcp.broken).toBeUndefined();
@@ -358,9 +347,9 @@ describe('session broker', () => {
       const id = `${role}-x`;
       const home = join(sessionDir, 'homes', id);
       await writeProcessHome(
-        renderProcess(stored.snapshot, plan, role, { home: world.home }),
+        renderProcess(stored.snapshot, plan, role, { home: scripted.world.home }),
         home,
-        world.baseCodexHome,
+        scripted.world.baseCodexHome,
       );
       const credentials = credentialSourceFrom(
         { SLOW_CRED: SLOW_CANARY },
@@ -373,10 +362,16 @@ describe('session broker', () => {
         role,
         owner: 'root',
         task: 't',
-        cwd: world.workDir,
+        cwd: scripted.world.workDir,
         home,
-        env: processEnvironment(plan, process, stored.snapshot.base, world.env, credentials, home)
-          .env,
+        env: processEnvironment(
+          plan,
+          process,
+          stored.snapshot.base,
+          scripted.world.env,
+          credentials,
+          home,
+        ).env,
         codexBin: CODEX,
         lifecycleWaitSec,
         secrets: [SLOW_CANARY],
@@ -437,16 +432,16 @@ describe('session broker', () => {
     const second = await SessionBroker.start({
       sessionId: 's2',
       sessionDir,
-      socketPath: join(world.root, 'mesh2.sock'),
+      socketPath: join(scripted.world.root, 'mesh2.sock'),
       snapshot: stored.snapshot,
       plan,
-      launchEnv: world.env,
+      launchEnv: scripted.world.env,
       credentials: credentialSourceFrom({}, {}, 'credentials.env', false),
-      home: world.home,
-      baseCodexHome: world.baseCodexHome,
+      home: scripted.world.home,
+      baseCodexHome: scripted.world.baseCodexHome,
       codexBin: CODEX,
       cli: defaultCliLaunch(),
-      defaultCwd: world.workDir,
+      defaultCwd: scripted.world.workDir,
     });
     const backend = second.backendFor({ process: 'lead', participant: 'root' });
     const spawned = await backend.spawn({ role: 'sleeper', task: 'sleep' });

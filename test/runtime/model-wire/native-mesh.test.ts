@@ -5,22 +5,11 @@
  * broker although the root may spawn that role; the other, with a spawn grant of its own the
  * root lacks, is offered the mesh tools described for its own list and starts its participant.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  echoServer,
-  makeWorld,
-  profileToml,
-  requireBuild,
-  runInWorld,
-  type World,
-} from '../../support/world.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { echoServer, profileToml, runInWorld } from '../../support/world.js';
 
 const PROFILE = profileToml('meshnative', 'lead', {
   lead: { natives: ['scout', 'planner'], spawn: ['helper'], grants: { notes: {} } },
@@ -81,27 +70,19 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
-let world: World;
 let result: Awaited<ReturnType<typeof runInWorld>>;
 
+const scripted = useScriptedSession(
+  { registry: echoServer('notes', { tools: 'list,add' }), profile: PROFILE },
+  script,
+);
+
 beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({
-    registry: echoServer('notes', { tools: 'list,add' }),
-    profile: PROFILE,
-    modelUrl: model.baseUrl,
-  });
-  result = await runInWorld(world, ['exec', world.packDir, 'lead the work']);
+  result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'lead the work']);
 }, 240_000);
 
-afterAll(async () => {
-  await model.close();
-});
-
 const requestsOf = (agent: Agent): ModelRequest[] =>
-  model.requests.filter((r) => agentOf(r) === agent);
+  scripted.model.requests.filter((r) => agentOf(r) === agent);
 
 /** The description of a mesh tool as the request offers it. */
 function meshDescription(request: ModelRequest, tool: string): string | undefined {
@@ -113,7 +94,7 @@ function meshDescription(request: ModelRequest, tool: string): string | undefine
 
 describe('mmo_mesh with the calling thread’s role', () => {
   it('runs to the end', () => {
-    expect(model.errors).toEqual([]);
+    expect(scripted.model.errors).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');
   });

@@ -5,26 +5,18 @@
  * own default type, and every request is read as the provider receives it. A native role tries
  * a tool granted only to its parent, as a prompt-injected model would.
  */
-import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse, stringify } from 'smol-toml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'smol-toml';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  scriptedProviderConfig,
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import { compileProfile } from '../../../src/config/compile/compile-profile.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { renderProcess } from '../../../src/config/compile/render-process.js';
 import { writeRenderedHome } from '../../../src/config/compile/write-home.js';
 import { ModelWire } from '../../../src/runtime/model-wire/model-wire.js';
-import { resolveDirectories } from '../../../src/foundation/paths/directories.js';
 import { TEST_CODEX_BIN, TEST_CODEX_SERIES } from '../../support/codex-bin.js';
-import { tmpDir } from '../../support/tmp.js';
+import { useScriptedModel } from '../../support/scripted-model-fixture.js';
+import { codexExec, compileInTemp } from '../../support/rendered-home.js';
 
 const REPO = join(import.meta.dirname, '../../..');
 const TINY = join(REPO, 'test/fixtures/compile/servers/tiny-server.mjs');
@@ -146,34 +138,21 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
+// Codex runs on a rendered home here, not through the built CLI
+const fixture = useScriptedModel(script, { needsBuild: false });
 let wire: ModelWire;
 let exec: { code: number | null; stdout: string; stderr: string };
 let config: Record<string, unknown>;
 let log: string;
 
 beforeAll(async () => {
-  model = await startScriptedModel(script);
-  const root = await tmpDir();
-  const configDir = join(root, 'config');
-  await mkdir(join(configDir, 'tool-mcp.d'), { recursive: true });
-  await writeFile(join(configDir, 'tool-mcp.d', '10-wire.toml'), REGISTRY);
-  await writeFile(
-    join(configDir, 'codex-base.toml'),
-    stringify(scriptedProviderConfig(model.baseUrl)),
-  );
-  const packDir = join(root, 'pack');
-  await mkdir(packDir);
-  await writeFile(join(packDir, 'profile.toml'), PACK);
-  const dirs = resolveDirectories({}, root, {
-    configDir,
-    dataDir: join(root, 'data'),
-    stateDir: join(root, 'state'),
+  const compiled = await compileInTemp({
+    registry: REGISTRY,
+    pack: PACK,
+    modelUrl: fixture.model.baseUrl,
   });
-  const compiled = await compileProfile({ nameOrPath: packDir, dirs, cwd: root });
   expect(compiled.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-  const stored = compiled.stored!;
-  const plan = compiled.plan!;
+  const { root, stored, plan } = compiled;
   log = join(root, 'model-wire.jsonl');
   wire = await ModelWire.start({
     profile: stored.snapshot.profile,
@@ -189,32 +168,12 @@ beforeAll(async () => {
   const codexHome = join(root, 'codex-home');
   await writeRenderedHome(wire.home(rendered, 'root'), codexHome);
   config = parse(await readFile(join(codexHome, 'config.toml'), 'utf8'));
-  const work = join(root, 'work');
-  await mkdir(work);
-  exec = await new Promise((resolve) => {
-    execFile(
-      TEST_CODEX_BIN,
-      ['exec', '--skip-git-repo-check', '--ephemeral', '--strict-config', 'Do the task.'],
-      {
-        cwd: work,
-        env: { PATH: process.env.PATH, HOME: root, CODEX_HOME: codexHome },
-        timeout: 90_000,
-      },
-      (error, stdout, stderr) => {
-        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
-        resolve({ code, stdout, stderr });
-      },
-    ).stdin?.end();
-  });
+  exec = await codexExec(TEST_CODEX_BIN, root, codexHome, { timeoutMs: 90_000 });
   await wire.close();
 }, 120_000);
 
-afterAll(async () => {
-  await model.close();
-});
-
 const requestsOf = (agent: Agent): ModelRequest[] =>
-  model.requests.filter((r) => agentOf(r) === agent);
+  fixture.model.requests.filter((r) => agentOf(r) === agent);
 
 describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
   it('runs the whole scripted session through the wire, over HTTP', () => {
@@ -224,7 +183,7 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
     expect(provider.base_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/p\/[0-9a-f]{32}$/);
     expect({
       code: exec.code,
-      modelErrors: model.errors,
+      modelErrors: fixture.model.errors,
       finished: exec.stdout.includes('lead done'),
       // alpha.two, spawn, wait, done (0.149 adds one when the scribe's turn ends)
       reviewer: requestsOf('reviewer').length >= 4,
@@ -291,7 +250,7 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
       reason:
         'role lead may not start a sub-agent of role scribe: its native_agents allow reviewer',
     });
-    expect(model.requests.filter((r) => r.threadId === refused[0]!.thread)).toEqual([]);
+    expect(fixture.model.requests.filter((r) => r.threadId === refused[0]!.thread)).toEqual([]);
   });
 
   it('renders the nesting depth, so the nested native role can be started at all', () => {

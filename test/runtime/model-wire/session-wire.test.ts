@@ -9,23 +9,11 @@ import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { parse } from 'smol-toml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-import {
-  startScriptedModel,
-  type ModelRequest,
-  type ScriptedItem,
-  type ScriptedModel,
-} from '../../../src/runtime/codex/scripted-model.js';
-import {
-  echoServer,
-  makeWorld,
-  onlySession,
-  profileToml,
-  requireBuild,
-  runInWorld,
-  type World,
-} from '../../support/world.js';
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { echoServer, onlySession, profileToml, runInWorld } from '../../support/world.js';
 
 const CANARY = 'wire-credential-canary-7a7a';
 
@@ -72,38 +60,33 @@ function script(request: ModelRequest): ScriptedItem[] {
   }
 }
 
-let model: ScriptedModel;
-let world: World;
 let result: Awaited<ReturnType<typeof runInWorld>>;
 
-beforeAll(async () => {
-  requireBuild();
-  model = await startScriptedModel(script);
-  world = await makeWorld({
+const scripted = useScriptedSession(
+  {
     registry:
       echoServer('notes', { tools: 'list,add', envVars: ['NOTES_TOKEN'] }) +
       echoServer('files', { tools: 'read,write!' }),
     profile: PROFILE,
-    modelUrl: model.baseUrl,
     credentials: `NOTES_TOKEN=${CANARY}\n`,
-  });
-  result = await runInWorld(world, ['exec', world.packDir, 'lead the work']);
-}, 180_000);
+  },
+  script,
+);
 
-afterAll(async () => {
-  await model.close();
-});
+beforeAll(async () => {
+  result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'lead the work']);
+}, 180_000);
 
 describe('a session through the model wire', () => {
   it('runs to the end', () => {
-    expect(model.errors).toEqual([]);
+    expect(scripted.model.errors).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('LEAD-DONE');
   });
 
   it('offers the root, its native role and a participant exactly their grants', () => {
     const first = (marker: string): ModelRequest | undefined =>
-      model.requests.find((r) => isRole(r, marker));
+      scripted.model.requests.find((r) => isRole(r, marker));
     const lead = first('ROLE-LEAD')!.offeredTools.mcp;
     expect(Object.keys(lead).sort()).toEqual(['files', 'mmo_mesh', 'notes']);
     expect([lead.files, lead.notes]).toEqual([['read'], ['add', 'list']]);
@@ -112,7 +95,7 @@ describe('a session through the model wire', () => {
   });
 
   it('points every process home at the wire and records each thread, no credential', async () => {
-    const { dir } = await onlySession(world);
+    const { dir } = await onlySession(scripted.world);
     const homes = await readdir(join(dir, 'homes'));
     expect(homes.sort()).toEqual(['lead', 'worker-1']);
     for (const home of homes) {

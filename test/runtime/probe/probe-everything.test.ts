@@ -2,22 +2,20 @@
  * Acceptance tests against the real `@modelcontextprotocol/server-everything` from npm, over stdio
  * and over streamable HTTP (bound to 127.0.0.1 on a free port).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 import {
   EVERYTHING_BIN,
-  EVERYTHING_HTTP,
   launchEnv,
-  processGone,
   q,
   runIn,
   workspace,
   type Workspace,
 } from '../../support/probe-helpers.js';
+import { useEverythingHttp } from '../../support/everything-http.js';
 
 interface Json {
   ok: boolean;
@@ -114,49 +112,13 @@ approval_mode = "approve"`,
 });
 
 describe('server-everything over streamable HTTP', () => {
-  let server: ChildProcess | undefined;
-  let port = 0;
-  let headersFile = '';
+  const everything = useEverythingHttp();
   let ws: Workspace;
   const token = 'canary-bearer-token-4411aa';
   const team = 'canary-team-header-9c';
 
   beforeAll(async () => {
     ws = await workspace();
-    headersFile = ws.path('headers.jsonl');
-    const child = spawn(process.execPath, [EVERYTHING_HTTP], {
-      env: { PATH: process.env.PATH, PORT: '0', HEADERS_FILE: headersFile },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    server = child;
-    port = await new Promise<number>((resolve, reject) => {
-      let text = '';
-      const timer = setTimeout(() => {
-        reject(new Error(`server-everything did not start: ${text}`));
-      }, 20_000);
-      child.stderr.on('data', (chunk: Buffer) => {
-        text += chunk.toString();
-        const match = /LISTENING (\d+)/.exec(text);
-        if (match) {
-          clearTimeout(timer);
-          resolve(Number(match[1]));
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`server-everything exited with ${String(code)}: ${text}`));
-      });
-    });
-  });
-
-  afterAll(async () => {
-    const pid = server?.pid;
-    server?.kill('SIGKILL');
-    if (pid !== undefined) {
-      for (let i = 0; i < 100 && !(await processGone(pid)); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    }
   });
 
   const fragment = (id: string, url: string, extra = '') => `[tool_mcp_servers.${id}]
@@ -170,7 +132,10 @@ default_tools_approval_mode = "writes"
 ${extra}`;
 
   it('connects with the bearer token and headers from their variables, never printing them', async () => {
-    await ws.fragment('10-http.toml', fragment('every-http', `http://127.0.0.1:${port}/mcp`));
+    await ws.fragment(
+      '10-http.toml',
+      fragment('every-http', `http://127.0.0.1:${everything.port}/mcp`),
+    );
     await ws.credentials(`TEAM_ID=${team}\n`);
     const env = launchEnv(ws, { EVERY_TOKEN: token });
     const result = await cli(ws, ['tool-mcp', 'probe', 'every-http'], env);
@@ -183,7 +148,7 @@ ${extra}`;
       annotations: { readOnlyHint: true },
       asks_approval: false,
     });
-    const requests = (await readFile(headersFile, 'utf8'))
+    const requests = (await readFile(everything.headersFile, 'utf8'))
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, string>);
@@ -209,8 +174,12 @@ ${extra}`;
   });
 
   it('does not connect without the bearer token (Codex would not start the server)', async () => {
-    await ws.fragment('10-http.toml', fragment('every-http', `http://127.0.0.1:${port}/mcp`));
-    const requests = async () => (await readFile(headersFile, 'utf8').catch(() => '')).length;
+    await ws.fragment(
+      '10-http.toml',
+      fragment('every-http', `http://127.0.0.1:${everything.port}/mcp`),
+    );
+    const requests = async () =>
+      (await readFile(everything.headersFile, 'utf8').catch(() => '')).length;
     const before = await requests();
     const result = await cli(ws, ['tool-mcp', 'probe', 'every-http'], launchEnv(ws));
     expect(result.code).toBe(1);

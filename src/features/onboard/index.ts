@@ -1,0 +1,7 @@
+/**
+ * Adding and removing a server fragment, and the scripted model the CLI serves for offline runs.
+ */
+export { type AddRequest, type AddResult, addServer } from './add-server.js';
+export type { FragmentTarget } from './fragment-text.js';
+export { DEFAULT_SCRIPT, parseModelScript, scriptHandler } from './model-script.js';
+export { type RemoveResult, removeServer } from './remove-server.js';

@@ -1,0 +1,16 @@
+/**
+ * Sessions end to end: starting (interactive or `exec`), stopping, launching, preflight checks and
+ * pruning what ended.
+ */
+export { clearAbandonedSessions } from './abandoned-sessions.js';
+export { parseExecCodexArgs } from './exec-arguments.js';
+export { launchSession } from './launch.js';
+export { checkInterpreter, checkSessionCwd } from './preflight.js';
+export type { SessionMode } from './prepare-session.js';
+export { pruneSessions } from './prune-sessions.js';
+export {
+  startSession,
+  type StartSessionRequest,
+  type StartSessionResult,
+} from './start-session.js';
+export { type StopResult, stopSession } from './stop-session.js';

@@ -1,0 +1,4 @@
+/**
+ * TOML key paths as the diagnostics print them.
+ */
+export { formatKeyPath } from './key-positions.js';

@@ -1,0 +1,4 @@
+/**
+ * A running session's approval queue, for the operator: listing and answering requests.
+ */
+export { answerSessionApproval, listSessionApprovals } from './session-approvals.js';

@@ -1,0 +1,15 @@
+/**
+ * Session state on disk: records, their effective status, and where each session lives.
+ */
+export {
+  effectiveRecord,
+  isActiveStatus,
+  type SessionRecord,
+  type SessionStatus,
+} from './session-record.js';
+export {
+  listSessionRecords,
+  locateSession,
+  readSessionRecord,
+  sessionDir,
+} from './session-store.js';
