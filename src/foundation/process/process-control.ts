@@ -3,14 +3,31 @@
  * and Codex child runs in its own group so its MCP servers go with it), and waiting for an exit.
  */
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 
+/**
+ * Whether `pid` names a running process. A zombie is not running: it has exited and only waits
+ * for its parent to reap it, which for the orphans of a container's ended init can take a while.
+ */
 export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  return !isZombie(pid);
+}
+
+/** Whether Linux's /proc shows `pid` as exited but not reaped (false where /proc says nothing). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+    // the state follows the command name, which is in parentheses and may hold any character
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state === 'Z' || state === 'X';
+  } catch {
+    return false;
   }
 }
 
