@@ -58,6 +58,13 @@ export async function startRootProcess(
   // the root process's mesh credential lives only in its environment and the broker's memory
   const meshRoot = context.plan.processes.some((p) => p.root === context.plan.root && p.mesh);
   const env = meshRoot ? { ...relayed.env, [MESH_TOKEN_ENV]: broker.rootToken } : relayed.env;
+  if (meshRoot) {
+    services.gateway.addMeshRoute({
+      process: 'root',
+      role: context.plan.root,
+      token: broker.rootToken,
+    });
+  }
   const secrets = [...plan.secrets, broker.rootToken, ...relayed.tokens];
   const logFile = join(paths.logs, 'codex.stderr.log');
   // Codex's stderr is logged (and for `exec` shown) with credential values masked, line by line

@@ -20,6 +20,7 @@ import {
   type ProcessLaunch,
 } from '../../runtime/gateway/session-gateway.js';
 import { SessionBroker, type BrokerOptions } from '../../runtime/mesh/session-broker.js';
+import { serveMeshOn } from '../../runtime/mesh/serve-mesh.js';
 import type { ModelWire } from '../../runtime/model-wire/model-wire.js';
 import { startSessionWire } from '../../runtime/model-wire/session-wire.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/approval-types.js';
@@ -130,6 +131,17 @@ export async function startSessionServices(
   const serverFailures: ServerFailure[] = [];
   const gateway = await SessionGateway.start({
     roleOfThread: (threadId) => threadRoles.wire?.roleOfThread(threadId),
+    // each process's mmo_mesh is a route of the gateway too, served here
+    serveMesh: (mesh, transport) =>
+      serveMeshOn(
+        {
+          sessionDir: plan.dir,
+          socketPath: plan.record.mesh_socket,
+          caller: { process: mesh.role, participant: mesh.process },
+          token: mesh.token,
+        },
+        transport,
+      ),
     sessionDir: plan.dir,
     socketPath: gatewaySocketPath(plan.record.mesh_socket),
     snapshot: context.stored.snapshot,

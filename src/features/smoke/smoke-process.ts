@@ -82,6 +82,8 @@ export async function driveProcess(
   });
   await writeRenderedHome(run.wire.home(relayed?.rendered ?? own, processId), home);
   const processEnv = { ...(relayed?.env ?? penv.env), ...run.codexEnv };
+  if (withMesh)
+    run.gateway?.addMeshRoute({ process: processId, role: process.root, token: meshToken });
   run.secrets.push(...penv.secrets, ...(relayed?.tokens ?? []), ...(withMesh ? [meshToken] : []));
   const rootGrants = plan.roles[process.root]?.grants ?? {};
   const started = [

@@ -20,6 +20,7 @@ import {
   gatewaySocketPath,
 } from '../../runtime/gateway/session-gateway.js';
 import { SessionBroker } from '../../runtime/mesh/session-broker.js';
+import { serveMeshOn } from '../../runtime/mesh/serve-mesh.js';
 import { startSessionWire } from '../../runtime/model-wire/session-wire.js';
 import type { ParticipantInfo } from '../../runtime/protocol/mesh-protocol.js';
 import { denyWhole } from '../../runtime/session/read-deny.js';
@@ -160,6 +161,17 @@ export async function runSmokeSession(
     });
     run.gateway = await SessionGateway.start({
       roleOfThread: (threadId) => wire.roleOfThread(threadId),
+      // each process's mmo_mesh is a route of the gateway, as in a session
+      serveMesh: (mesh, transport) =>
+        serveMeshOn(
+          {
+            sessionDir,
+            socketPath,
+            caller: { process: mesh.role, participant: mesh.process },
+            token: mesh.token,
+          },
+          transport,
+        ),
       sessionDir,
       socketPath: gatewaySocketPath(socketPath),
       snapshot,

@@ -31,7 +31,8 @@ export type CallReason =
   | 'tool-not-offered'
   | 'approval-denied'
   | 'approval-expired'
-  | 'session-ended';
+  | 'session-ended'
+  | 'not-authorized';
 
 export interface ArgumentsSummary {
   /** Bytes of the arguments' canonical JSON as received. */

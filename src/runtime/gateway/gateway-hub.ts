@@ -1,21 +1,30 @@
 /**
- * The session's Tool MCP gateway in the supervising codex-mmo process: listens on its own Unix
- * socket (mode 0600), issues one relay token per process and server, accepts each token once per
- * Codex process (later only from relays that Codex process started, read from /proc), and runs a `RelayConnection` per accepted relay. Owns every real server it starts: they end when
- * their relay goes away, when their process's routes are closed, and when the gateway closes.
- * Records calls in `calls.jsonl` and reports drifted tools once per process, server and tool.
+ * The session's Tool MCP gateway in the supervising codex-mmo process. Codex reaches it either
+ * over loopback Streamable HTTP (`http`: one bearer token per process and server, every route of
+ * a process bound to the first Codex process that uses one, read from /proc) or through relays on
+ * its own Unix socket (`relay`: mode 0600, each token accepted once per Codex process, later only
+ * from relays that process started). Either way each MCP session runs a `RelayConnection`. Owns
+ * every real server it starts: they end with their session, their process's routes, or the
+ * gateway. Records calls in `calls.jsonl` and reports drifted tools once per process, server, tool.
  */
 import { unlink } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
 
 import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
 import { CallLog } from './call-log.js';
+import { socketChannel, transportChannel } from './codex-channel.js';
 import type { CallRecord } from './call-record.js';
 import {
   credentialMatcher,
   type CredentialMatcher,
 } from '../../foundation/diagnostics/credential-scan.js';
-import { RelayTokens } from './gateway-credentials.js';
+import { RelayTokens, type RouteKey } from './gateway-credentials.js';
+import { HttpFront, type FrontRefusal } from './http-front.js';
+import { HttpTokens } from './http-tokens.js';
+import type { CodexChannel } from './codex-channel.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { GatewayTransport } from './gateway-transport.js';
+import type { ProcessStamp } from '../../foundation/process/tcp-peer.js';
 import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
 import { JsonLineDecoder } from '../../foundation/json-lines.js';
 import { relayLineage } from './relay-lineage.js';
@@ -36,6 +45,9 @@ export interface DriftReport {
 }
 
 export interface GatewayHubOptions {
+  /** How Codex reaches the gateway; `relay` when absent. */
+  readonly transport?: GatewayTransport;
+  /** The Unix socket of the `relay` transport. */
   readonly socketPath: string;
   /** `<session>/calls.jsonl`. */
   readonly callsFile: string;
@@ -69,6 +81,14 @@ function routeKey(process: string, server: string): string {
 
 export class GatewayHub {
   private readonly tokens = new RelayTokens();
+  private readonly httpTokens = new HttpTokens();
+  /** The Codex process each session process's HTTP routes are bound to (its first user). */
+  private readonly peers = new Map<string, ProcessStamp>();
+  private front: HttpFront | undefined;
+  /** Routes served in this process (`mmo_mesh`), by route key. */
+  private readonly local = new Map<string, (transport: Transport) => Promise<void>>();
+  /** Open sessions of local routes, by process. */
+  private readonly localSessions = new Map<string, Set<Transport>>();
   private readonly routes = new Map<string, Route>();
   private readonly connections = new Set<RelayConnection>();
   private readonly byProcess = new Map<string, Set<RelayConnection>>();
@@ -92,14 +112,34 @@ export class GatewayHub {
 
   static async start(options: GatewayHubOptions): Promise<GatewayHub> {
     const hub = new GatewayHub(options);
-    hub.server = await listenPrivateSocket(options.socketPath, (socket) => {
-      hub.accept(socket);
-    });
+    if (options.transport === 'http') {
+      hub.front = await HttpFront.listen({
+        lookup: (token) => hub.httpTokens.lookup(token),
+        admitPeer: (process, peer) => hub.admitPeer(process, peer),
+        open: (route, channel) => hub.openHttp(route, channel),
+        refused: (route, why) => {
+          hub.recordRefusal(route, why);
+        },
+      });
+    } else {
+      hub.server = await listenPrivateSocket(options.socketPath, (socket) => {
+        hub.accept(socket);
+      });
+    }
     return hub;
   }
 
   get socketPath(): string {
     return this.options.socketPath;
+  }
+
+  get transport(): GatewayTransport {
+    return this.options.transport ?? 'relay';
+  }
+
+  /** The loopback URL of the `http` transport. */
+  get url(): string | undefined {
+    return this.front?.url;
   }
 
   /** Adds credential values (a participant's own) to those refused and masked. */
@@ -125,7 +165,105 @@ export class GatewayHub {
       );
       this.warm.set(key, started);
     }
-    return this.tokens.issue({ process: route.process, server: route.server });
+    const key2: RouteKey = { process: route.process, server: route.server };
+    return this.transport === 'http' ? this.httpTokens.issue(key2) : this.tokens.issue(key2);
+  }
+
+  /** Whether `peer` may use the HTTP routes of `process`: the first Codex process to ask binds them. */
+  private admitPeer(process: string, peer: ProcessStamp | undefined): boolean {
+    if (peer === undefined) return false;
+    const bound = this.peers.get(process);
+    if (bound === undefined) {
+      this.peers.set(process, peer);
+      return true;
+    }
+    return bound.pid === peer.pid && bound.start === peer.start;
+  }
+
+  /**
+   * A route served in this process over the HTTP front (`mmo_mesh`): `token` (the process's own
+   * credential for it) opens it, bound like every route of the process; `serve` connects an MCP
+   * server to each new session's transport. Only with the `http` transport.
+   */
+  addLocalRoute(
+    key: RouteKey,
+    token: string,
+    serve: (transport: Transport) => Promise<void>,
+  ): void {
+    this.httpTokens.register(token, key);
+    this.local.set(routeKey(key.process, key.server), serve);
+  }
+
+  /** Serves a new MCP session of an HTTP route on `transport`; false when refused. */
+  private async openHttp(key: RouteKey, transport: Transport): Promise<boolean> {
+    if (this.stopping || this.closing) return false;
+    const serve = this.local.get(routeKey(key.process, key.server));
+    if (serve !== undefined) {
+      const open = this.localSessions.get(key.process) ?? new Set<Transport>();
+      this.localSessions.set(key.process, open);
+      open.add(transport);
+      await serve(transport);
+      const served = transport.onclose;
+      transport.onclose = () => {
+        open.delete(transport);
+        served?.();
+      };
+      return true;
+    }
+    const route = this.routes.get(routeKey(key.process, key.server));
+    if (route === undefined) return false;
+    const connection = this.open(route, transportChannel(transport));
+    transport.onmessage = (message) => {
+      connection.fromCodex(message);
+    };
+    await transport.start();
+    return true;
+  }
+
+  /** Ends the sessions of local routes (of one process, or all). */
+  private async closeLocal(process?: string): Promise<void> {
+    const open = [...this.localSessions.entries()].filter(
+      ([owner]) => process === undefined || owner === process,
+    );
+    await Promise.all(
+      open.flatMap(([, sessions]) => [...sessions].map((t) => t.close().catch(() => undefined))),
+    );
+  }
+
+  /** Runs a connection for `route` on `channel`, with its server if it was started ahead. */
+  private open(route: Route, channel: CodexChannel): RelayConnection {
+    const key = routeKey(route.process, route.server);
+    const prestarted = this.warm.get(key);
+    this.warm.delete(key);
+    const opened = new RelayConnection(channel, route, this.shared(), prestarted);
+    this.connections.add(opened);
+    const mine = this.byProcess.get(route.process) ?? new Set<RelayConnection>();
+    mine.add(opened);
+    this.byProcess.set(route.process, mine);
+    channel.onClose(() => {
+      this.connections.delete(opened);
+      mine.delete(opened);
+    });
+    return opened;
+  }
+
+  /** Records a request the HTTP front refused before any route saw it. */
+  private recordRefusal(route: RouteKey | undefined, why: FrontRefusal): void {
+    const known =
+      route === undefined ? undefined : this.routes.get(routeKey(route.process, route.server));
+    this.recordCall({
+      time: new Date().toISOString(),
+      process: known?.process ?? '',
+      role: known?.role ?? null,
+      thread: null,
+      parent_thread: null,
+      server: known?.server ?? '',
+      tool: '',
+      method: `http:${why}`,
+      outcome: 'blocked',
+      reason: why === 'session-ended' ? 'session-ended' : 'not-authorized',
+      duration_ms: 0,
+    });
   }
 
   /** Stops the servers started ahead that no relay claimed (of one process, or all). */
@@ -158,8 +296,13 @@ export class GatewayHub {
   /** Ends every connection of `process` and spends its unused tokens (the process has ended). */
   async closeProcess(process: string): Promise<void> {
     this.tokens.revokeProcess(process);
+    this.httpTokens.revokeProcess(process);
     const open = [...(this.byProcess.get(process) ?? [])];
-    await Promise.all([...open.map((c) => c.close()), this.stopWarm(process)]);
+    await Promise.all([
+      ...open.map((c) => c.close()),
+      this.stopWarm(process),
+      this.closeLocal(process),
+    ]);
   }
 
   /**
@@ -173,8 +316,13 @@ export class GatewayHub {
   /** Stops every server, closes the socket and removes it; waits for the call log. */
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all([...[...this.connections].map((c) => c.close()), this.stopWarm()]);
+    await Promise.all([
+      ...[...this.connections].map((c) => c.close()),
+      this.stopWarm(),
+      this.closeLocal(),
+    ]);
     for (const socket of this.sockets) socket.destroy();
+    await this.front?.close();
     const server = this.server;
     if (server !== undefined) {
       await new Promise<void>((resolve) =>
@@ -183,7 +331,7 @@ export class GatewayHub {
         }),
       );
     }
-    await unlink(this.options.socketPath).catch(() => undefined);
+    if (this.transport === 'relay') await unlink(this.options.socketPath).catch(() => undefined);
     await this.log.flush();
   }
 
@@ -312,19 +460,7 @@ export class GatewayHub {
         return;
       }
       socket.write(`${JSON.stringify({ [CONTROL_KEY]: 'ready' })}\n`);
-      const key = routeKey(process, server);
-      const prestarted = this.warm.get(key);
-      this.warm.delete(key);
-      const opened = new RelayConnection(socket, route, this.shared(), prestarted);
-      connection = opened;
-      this.connections.add(opened);
-      const mine = this.byProcess.get(process) ?? new Set<RelayConnection>();
-      mine.add(opened);
-      this.byProcess.set(process, mine);
-      socket.on('close', () => {
-        this.connections.delete(opened);
-        mine.delete(opened);
-      });
+      connection = this.open(route, socketChannel(socket));
     });
     socket.on('data', (chunk: Buffer) => {
       decoder.push(chunk);

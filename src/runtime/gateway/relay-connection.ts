@@ -7,7 +7,6 @@
  * and every refusal is recorded. `tools/list` answers carry only the route's granted,
  * still-pinned tools; credential values in everything the server sends are masked.
  */
-import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -29,6 +28,7 @@ import {
   findCredentialIn,
   type CredentialMatcher,
 } from '../../foundation/diagnostics/credential-scan.js';
+import type { CodexChannel } from './codex-channel.js';
 import { maskAnswer } from './mask-answer.js';
 import { FORWARDED_NOTIFICATIONS, SERVER_REQUESTS, recordsAdmitted } from './method-rules.js';
 import { decideRequest, type Decline } from './request-gate.js';
@@ -103,13 +103,13 @@ export class RelayConnection {
   private reported = false;
 
   constructor(
-    private readonly socket: Socket,
+    private readonly channel: CodexChannel,
     private readonly route: Route,
     private readonly shared: RelayShared,
     /** The route's server, when the gateway started it ahead of the relay. */
     private readonly prestarted?: Promise<Upstream>,
   ) {
-    socket.on('close', () => {
+    channel.onClose(() => {
       void this.close();
     });
     void this.start();
@@ -183,7 +183,7 @@ export class RelayConnection {
   }
 
   private write(message: JSONRPCMessage): void {
-    if (!this.socket.destroyed) this.socket.write(`${JSON.stringify(message)}\n`);
+    this.channel.send(message);
   }
 
   /** Tells the gateway, once, that the server failed; every text masked. */
@@ -208,7 +208,7 @@ export class RelayConnection {
     this.failure = this.mask(reason);
     for (const message of this.queue) this.answerFailed(message);
     this.queue = [];
-    this.socket.end();
+    this.channel.end();
   }
 
   private answerFailed(message: JSONRPCMessage): void {
@@ -468,7 +468,7 @@ export class RelayConnection {
       this.write({ jsonrpc: '2.0', id, error: { code: -32000, message: this.failure } });
     }
     this.inits.clear();
-    this.socket.end();
+    this.channel.end();
   }
 
   async close(): Promise<void> {
@@ -476,7 +476,7 @@ export class RelayConnection {
     this.closed = true;
     const why = this.shared.stopping() ? 'session-ended' : 'server-gone';
     for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', why);
-    this.socket.destroy();
+    this.channel.destroy();
     const upstream = this.upstream;
     if (upstream === undefined) return;
     await upstream.stop();

@@ -2,14 +2,16 @@
  * Points a rendered Codex home at the gateway (pure): every `[mcp_servers.X]` of `config.toml`
  * and of each role file, except `mmo_mesh`, keeps its grant settings (enabled, required, tool
  * lists, approval modes, timeouts) but loses its transport — command, arguments, `env`,
- * `env_vars`, URL, headers — for the relay command, which receives only its own token variable.
+ * `env_vars`, URL, headers — for the gateway's: its loopback URL with the route's bearer token
+ * variable (`http`), or the relay command, which receives only its own token variable (`relay`).
  * The token variables are added to the shell policy's `exclude`, so the model's shell never sees
- * them. Snapshots and `snapshot render` stay plain definitions; this happens at session launch.
+ * them. Where the gateway serves `mmo_mesh` too, its entry gets the URL with the process's mesh
+ * credential variable as bearer. Snapshots and `snapshot render` stay plain definitions; this happens at session launch.
  */
 import { parse, stringify } from 'smol-toml';
 
 import { CODEX_VERSIONS } from '../../config/codex/codex-versions.js';
-import type { MeshLaunch, RenderedHome } from '../../config/compile/types.js';
+import { MESH_TOKEN_ENV, type MeshLaunch, type RenderedHome } from '../../config/compile/types.js';
 import { RESERVED_SERVER_ID } from '../../config/registry/types.js';
 import type { TomlTable } from '../../foundation/toml/parse-toml.js';
 import { tokenEnvName } from './gateway-protocol.js';
@@ -30,6 +32,10 @@ export interface RelayTarget {
   readonly process: string;
   /** The process's servers, in the order their token variables are numbered. */
   readonly servers: readonly string[];
+  /** The gateway's loopback URL (`http` transport); absent: relays. */
+  readonly url?: string;
+  /** `mmo_mesh` is a route at `url` too, opened with the process's mesh credential. */
+  readonly meshOverUrl?: boolean;
 }
 
 /** The relay command of one server of a process. */
@@ -59,9 +65,20 @@ function isTable(value: unknown): value is TomlTable {
 
 function relayServers(servers: unknown, target: RelayTarget): void {
   if (!isTable(servers)) return;
+  const mesh = servers[RESERVED_SERVER_ID];
+  if (target.url !== undefined && target.meshOverUrl === true && isTable(mesh)) {
+    for (const key of TRANSPORT_KEYS) Reflect.deleteProperty(mesh, key);
+    mesh.url = target.url;
+    mesh.bearer_token_env_var = MESH_TOKEN_ENV;
+  }
   for (const [id, table] of Object.entries(servers)) {
     if (id === RESERVED_SERVER_ID || !isTable(table) || !target.servers.includes(id)) continue;
     for (const key of TRANSPORT_KEYS) Reflect.deleteProperty(table, key);
+    if (target.url !== undefined) {
+      table.url = target.url;
+      table.bearer_token_env_var = tokenEnvName(target.servers.indexOf(id));
+      continue;
+    }
     const launch = relayLaunch(target, id);
     table.command = launch.command;
     table.args = [...launch.args];
@@ -87,7 +104,7 @@ function excludeTokens(config: TomlTable, names: readonly string[]): void {
 }
 
 export function relayHome(rendered: RenderedHome, target: RelayTarget): RenderedHome {
-  if (target.servers.length === 0) return rendered;
+  if (target.servers.length === 0 && target.meshOverUrl !== true) return rendered;
   const files = new Map<string, string>();
   for (const [name, text] of rendered.files) {
     if (name !== 'config.toml' && !(name.startsWith('agents/') && name.endsWith('.toml'))) {

@@ -20,7 +20,10 @@ import type { CallRecord } from './call-record.js';
 import { GatewayHub, type DriftReport } from './gateway-hub.js';
 import type { ServerFailure } from './server-failure.js';
 import { relayHome, relayTokenNames, type RelayTarget } from './relay-home.js';
+import { SESSION_GATEWAY_TRANSPORT, type GatewayTransport } from './gateway-transport.js';
 import type { Route, ThreadAttribution } from './relay-connection.js';
+import { RESERVED_SERVER_ID } from '../../config/registry/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 /** `gateway.sock` beside the mesh socket (or `<name>-gw.sock` for a socket of another name). */
 export function gatewaySocketPath(meshSocket: string): string {
@@ -67,6 +70,23 @@ export interface SessionGatewayOptions {
    * its calling thread's role; a call the wire cannot attribute is refused where roles differ.
    */
   readonly roleOfThread?: (threadId: string) => ThreadAttribution | undefined;
+  /** How Codex reaches the gateway; `SESSION_GATEWAY_TRANSPORT` when absent. */
+  readonly transport?: GatewayTransport;
+  /**
+   * Serves `mmo_mesh` for a process (its role, participant id and mesh credential) on an MCP
+   * transport. Given, with the `http` transport, each process's `mmo_mesh` is a route of the
+   * gateway (no `mesh serve` process); absent, Codex starts `mesh serve`.
+   */
+  readonly serveMesh?: (mesh: MeshRoute, transport: Transport) => Promise<void>;
+}
+
+/** One process's `mmo_mesh` as the gateway serves it. */
+export interface MeshRoute {
+  /** `root` or the participant id. */
+  readonly process: string;
+  /** The process root role. */
+  readonly role: string;
+  readonly token: string;
 }
 
 export interface ProcessLaunchInput {
@@ -115,6 +135,7 @@ export class SessionGateway {
 
   static async start(options: SessionGatewayOptions): Promise<SessionGateway> {
     const hub = await GatewayHub.start({
+      transport: options.transport ?? SESSION_GATEWAY_TRANSPORT,
       socketPath: options.socketPath,
       callsFile: callsFile(options.sessionDir),
       secrets: [...options.secrets, ...options.credentials.secretValues()],
@@ -135,6 +156,22 @@ export class SessionGateway {
     return this.options.socketPath;
   }
 
+  /** Whether `mmo_mesh` is a route of the gateway rather than a `mesh serve` process. */
+  get servesMesh(): boolean {
+    return this.options.serveMesh !== undefined && this.hub.url !== undefined;
+  }
+
+  /** Serves `mmo_mesh` of a process with its mesh credential (when `servesMesh`). */
+  addMeshRoute(mesh: MeshRoute): void {
+    const serve = this.options.serveMesh;
+    if (serve === undefined || this.hub.url === undefined) return;
+    this.hub.addLocalRoute(
+      { process: mesh.process, server: RESERVED_SERVER_ID },
+      mesh.token,
+      (transport) => serve(mesh, transport),
+    );
+  }
+
   /** Routes, relay home and environment of one Codex process. */
   prepareProcess(input: ProcessLaunchInput): ProcessLaunch {
     const { plan, snapshot } = this.options;
@@ -146,6 +183,8 @@ export class SessionGateway {
       socketPath: this.options.socketPath,
       process: input.processId,
       servers,
+      ...(this.hub.url !== undefined ? { url: this.hub.url } : {}),
+      ...(this.servesMesh && input.process.mesh ? { meshOverUrl: true } : {}),
     };
     const env: Record<string, string> = { ...input.env };
     const credentialNames = toolCredentialNames(plan, input.process, snapshot.base);

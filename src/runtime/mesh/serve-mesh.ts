@@ -1,14 +1,15 @@
 /**
- * `mesh serve`: the process Codex starts for `mmo_mesh`. Finds the session broker through the
- * session record, introduces itself as the given process with that process's mesh credential
- * (from its environment), and serves the mesh tools over stdio
- * until its input closes. The session root's server of an interactive run also puts participants'
+ * `mmo_mesh` for one Codex process: finds the session broker through the session record,
+ * introduces itself as the given process with that process's mesh credential, and serves the
+ * mesh tools — on a transport the session's gateway hands it (an MCP session of its loopback
+ * endpoint, in the supervisor), or over stdio as `mesh serve` until its input closes. The session root's server of an interactive run also puts participants'
  * approval requests to the person at the TUI (tui-approvals.ts). Without a reachable broker it still serves, answering every call with
  * a clear tool error, so a session never fails just because a mesh call cannot be honoured.
  */
 import type { Readable, Writable } from 'node:stream';
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 import { promptApprovals } from '../approvals/tui-approvals.js';
 import { describeError } from '../../foundation/errors.js';
@@ -17,11 +18,16 @@ import { BrokerClient } from './broker-client.js';
 import { createMeshServer, type MeshServerInfo } from './mesh-server.js';
 import { MeshError, type MeshBackend, type MeshCaller } from '../protocol/mesh-protocol.js';
 
-export interface ServeMeshOptions {
+export interface MeshConnectOptions {
   readonly sessionDir: string;
   readonly caller: MeshCaller;
   /** The calling Codex process's mesh credential (`CODEX_MMO_MESH_TOKEN`), if it has one. */
   readonly token?: string;
+  /** The broker's socket, when known (else read from the session record). */
+  readonly socketPath?: string;
+}
+
+export interface ServeMeshOptions extends MeshConnectOptions {
   readonly stdin: Readable;
   readonly stdout: Writable;
 }
@@ -38,12 +44,12 @@ export function unavailableBackend(message: string): MeshBackend {
 }
 
 async function connectBackend(
-  options: ServeMeshOptions,
+  options: MeshConnectOptions,
 ): Promise<{ backend: MeshBackend; info: MeshServerInfo; client?: BrokerClient }> {
   const fallbackInfo: MeshServerInfo = { role: options.caller.process, spawn: [], control: [] };
   let socketPath: string;
   try {
-    socketPath = (await readSessionRecord(options.sessionDir)).mesh_socket;
+    socketPath = options.socketPath ?? (await readSessionRecord(options.sessionDir)).mesh_socket;
   } catch (error) {
     return {
       backend: unavailableBackend(
@@ -66,18 +72,19 @@ async function connectBackend(
   }
 }
 
-/** Serves `mmo_mesh` on the given streams; resolves when the input closes. */
-export async function serveMesh(options: ServeMeshOptions): Promise<void> {
+/**
+ * Serves `mmo_mesh` on `transport` (started here) until it closes; its broker connection ends
+ * with it. Resolves once it serves.
+ */
+export async function serveMeshOn(
+  options: MeshConnectOptions,
+  transport: Transport,
+): Promise<void> {
   const { backend, info, client } = await connectBackend(options);
   const server = createMeshServer(backend, info);
-  const transport = new StdioServerTransport(options.stdin, options.stdout);
-  const done = new Promise<void>((resolve) => {
-    options.stdin.once('end', resolve);
-    options.stdin.once('close', resolve);
-    transport.onclose = () => {
-      resolve();
-    };
-  });
+  server.server.onclose = () => {
+    client?.close();
+  };
   // the root of an interactive run is asked about participants' approvals (an MCP elicitation)
   if (client !== undefined && options.caller.participant === 'root') {
     server.server.oninitialized = () => {
@@ -86,7 +93,23 @@ export async function serveMesh(options: ServeMeshOptions): Promise<void> {
     };
   }
   await server.connect(transport);
-  await done;
-  client?.close();
-  await server.close().catch(() => undefined);
+}
+
+/** Serves `mmo_mesh` on the given streams; resolves when the input closes. */
+export async function serveMesh(options: ServeMeshOptions): Promise<void> {
+  const transport = new StdioServerTransport(options.stdin, options.stdout);
+  const done = new Promise<void>((resolve) => {
+    options.stdin.once('end', resolve);
+    options.stdin.once('close', resolve);
+  });
+  await serveMeshOn(options, transport);
+  const served = transport.onclose;
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => {
+      served?.();
+      resolve();
+    };
+  });
+  await Promise.race([done, closed]);
+  await transport.close().catch(() => undefined);
 }

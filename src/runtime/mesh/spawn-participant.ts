@@ -126,6 +126,7 @@ async function prepareParticipant(
     throw new MeshError('failed', `cannot write the home of ${id}: ${describeError(error)}`);
   }
   const token = process.mesh ? tokens.issue({ process: args.role, participant: id }) : undefined;
+  if (token !== undefined) options.gateway?.addMeshRoute({ process: id, role: args.role, token });
   const launched = { ...processEnv, ...options.codexEnv };
   const marked =
     options.markProcesses === true

@@ -4,7 +4,8 @@
  * sandboxed shell can connect to Unix sockets. While a participant's tool call waits for a person,
  * the root's shell reads the approval key, sends the approval socket bare requests (a forged user
  * among them) and a request proven with a guessed key, asks the mmo_mesh broker for the approval
- * feed without and with a guessed token, and presents a guessed token to the gateway. Every
+ * feed without and with a guessed token, and presents a guessed token and none to the gateway's
+ * loopback endpoint. Every
  * attempt is refused and recorded, the call never reaches the server while it waits, and the
  * person's `session approve` from outside still answers it, recorded as that OS user. The
  * sockets lie outside the state dir here (a state dir too deep for a socket path): inside it, the
@@ -18,7 +19,6 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
-import { gatewaySocketPath } from '../../../src/runtime/gateway/session-gateway.js';
 import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   REPO,
@@ -50,7 +50,7 @@ interface ChannelsResult {
   bareAnswer: Exchange;
   guessedKey: Exchange;
   mesh: Exchange;
-  gateway: Exchange;
+  gateway: { status: number; body: string }[];
   wire?: { status: number; body: string }[];
 }
 
@@ -210,13 +210,15 @@ describe('a hostile shell with network access against the control channels', () 
 
     const { dir, record } = await onlySession(world);
     const mesh = String(record.mesh_socket);
-    const gateway = gatewaySocketPath(mesh);
     expect(mesh.startsWith(world.stateDir)).toBe(false);
     const approvals = String(record.approvals_socket);
     // the model wire's port (its per-process path stays in the home, which the shell cannot read)
     const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
     const wirePort = /http:\/\/127\.0\.0\.1:(\d+)\/p\/[0-9a-f]{32}/.exec(config)?.[1];
     expect(wirePort, config).toBeDefined();
+    // the gateway's port can be found from /proc/net/tcp; its tokens are in Codex's environment
+    const gateway = /^url = "(http:\/\/127\.0\.0\.1:\d+\/mcp)"$/m.exec(config)?.[1] ?? '';
+    expect(gateway, config).not.toBe('');
     startAttack(
       [process.execPath, HOSTILE, dir, approvals, mesh, gateway, wirePort ?? '']
         .map((a) => `'${a}'`)
@@ -241,8 +243,8 @@ describe('a hostile shell with network access against the control channels', () 
     expect(codes(result.mesh)).not.toContain('RESULT');
     expect(codes(result.mesh).filter((c) => c === 'refused').length).toBeGreaterThanOrEqual(1);
     expect(result.mesh.replies.join('\n')).not.toContain('approval.requested');
-    expect(result.gateway.connected).toBe(true);
-    expect(codes(result.gateway)).toEqual(['refused']);
+    expect(result.gateway.map((g) => g.status)).toEqual([401, 401, 401]);
+    for (const g of result.gateway) expect(g.body).toContain('[no-token]');
 
     // the model wire answers only under a process's own path
     expect(result.wire?.map((w) => w.status)).toEqual([404, 404]);

@@ -1,12 +1,11 @@
 /**
  * Native sub-agents through the gateway, with real Codex in a real `codex-mmo exec` session:
- * Codex opens a new relay for a native role's first Tool MCP call, with the token its root's
- * relay already spent; the gateway accepts it as a relay of the same Codex process, the call
- * reaches the server, and a connection from outside Codex with that token is still refused.
+ * Codex opens a new MCP session for a native role's first Tool MCP call, with the token of its
+ * root's route; the gateway accepts it from the same Codex process, the call reaches the server,
+ * and a request from outside Codex with that token is refused.
  * The gateway checks each call against its thread's role: the native role's call of a tool
  * granted only to its parent is refused before the server, the parent's own call is not.
  */
-import { spawn } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -15,7 +14,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { sessionCalls } from '../../support/session-calls.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { CLI, echoServer, onlySession, profileToml, runInWorld } from '../../support/world.js';
+import { gatewayUrl, tryToken, type HttpAttempt } from '../../support/stolen-token.js';
+import { echoServer, onlySession, profileToml, runInWorld } from '../../support/world.js';
 
 const CANARY = 'native-gw-canary-5e5e';
 
@@ -57,41 +57,29 @@ function script(request: ModelRequest): ScriptedItem[] {
 }
 
 let result: Awaited<ReturnType<typeof runInWorld>>;
-/** What relays started from outside Codex got with every token read from Codex's environment. */
-const outside: { code: number | null; stderr: string }[] = [];
+/** What the gateway answered, outside Codex, to every token read from Codex's environment. */
+const outside: HttpAttempt[] = [];
 
 /**
- * While the session runs, after the root's relay has connected: read the relay tokens out of
- * Codex's /proc (as a full-access shell could) and try each from a relay started here.
+ * While the session runs, after Codex has connected to its servers: read the gateway tokens out
+ * of Codex's /proc (as a full-access shell could) and try each from this process.
  */
 async function stealTokens(stop: () => boolean): Promise<void> {
   const tried = new Set<string>();
   while (!stop()) {
     await new Promise((r) => setTimeout(r, 150));
-    // once Codex has asked its model, its required server's relay has spent the token
+    // once Codex has asked its model, it has connected to its required server
     if (scripted.model.requests.length === 0) continue;
-    const [id] = await readdir(join(scripted.world.stateDir, 'sessions')).catch(() => []);
-    if (id === undefined) continue;
-    const socket = join(scripted.world.stateDir, 'sessions', id, 'gateway.sock');
+    const url = await gatewayUrl(join(scripted.world.stateDir, 'sessions'));
+    if (url === undefined) continue;
     for (const pid of (await readdir('/proc')).filter((d) => /^\d+$/.test(d))) {
       const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
       if (!environ.includes(`CODEX_HOME=`) || !environ.includes(scripted.world.stateDir)) continue;
-      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-      if (cmdline.includes('gateway\0connect')) continue;
       for (const m of environ.matchAll(/CODEX_MMO_GATEWAY_TOKEN_\d+=([^\0]+)/g)) {
         const token = m[1] ?? '';
         if (tried.has(token)) continue;
         tried.add(token);
-        const args = ['gateway', 'connect', '--socket', socket, '--process', 'root'];
-        const child = spawn(
-          process.execPath,
-          [CLI, ...args, '--server', 'notes', '--token-env', 'T'],
-          { env: { PATH: process.env.PATH ?? '', T: token }, stdio: ['pipe', 'ignore', 'pipe'] },
-        );
-        let stderr = '';
-        child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-        const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-        outside.push({ code, stderr });
+        outside.push(await tryToken(url, token));
       }
     }
   }
@@ -177,11 +165,11 @@ describe('native sub-agents through the gateway', () => {
     );
   });
 
-  it('still refuses the spent token to a relay started outside Codex', () => {
+  it('refuses the token to a process other than Codex', () => {
     expect(outside.length).toBeGreaterThan(0);
     for (const attempt of outside) {
-      expect(attempt.code).toBe(1);
-      expect(attempt.stderr).toContain('already used');
+      expect(attempt.status).toBe(403);
+      expect(attempt.body).toContain('[wrong-process]');
     }
   });
 });

@@ -1,12 +1,12 @@
 /**
  * The gateway in a real session (real Codex, scripted model playing a prompt-injected agent with
- * full shell access): no Tool MCP credential in the Codex process or its relays — read from the
- * model's shell walking /proc up its ancestors, and from outside through /proc/<pid>/environ —
+ * full shell access): no Tool MCP credential in the Codex process — read from the model's shell
+ * walking /proc up its ancestors, and from outside through /proc/<pid>/environ — and a gateway
+ * token read from there opens nothing outside Codex;
  * while the real servers still get theirs; the model is offered exactly the granted, still-pinned
  * tools; calls carrying a credential in base64, hex or URL encoding are refused before any server
  * sees them; results are masked; every call is in `session calls`, drift in the session record.
  */
-import { spawn } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { allText, CLI, echoServer, onlySession, runInWorld } from '../../support/world.js';
+import { gatewayUrl, tryToken, type HttpAttempt } from '../../support/stolen-token.js';
+import { allText, echoServer, onlySession, runInWorld } from '../../support/world.js';
 
 const CANARY = 'gw-session-canary-51d7e3';
 const EVERYTHING_BIN = join(
@@ -42,6 +43,22 @@ enabled_tools = ["get-env"]
 const WALK_PROC =
   'p=$$; while [ "$p" -gt 1 ]; do echo "== $p $(tr "\\0" " " < /proc/$p/cmdline 2>/dev/null | cut -c1-80)"; ' +
   'tr "\\0" "\\n" < /proc/$p/environ 2>/dev/null | grep -E "LEAD_CRED|CODEX_MMO_|gw-session"; p=$(sed "s/.*) //" /proc/$p/stat | cut -d" " -f2); done; echo "== env"; env | grep -E "LEAD_CRED|CODEX_MMO_|gw-session"; echo "== end"';
+
+/**
+ * From the model's shell: every gateway token and the gateway URL read out of its ancestors'
+ * /proc (Codex's), then an MCP `initialize` to the gateway with each token and with none.
+ */
+const SHELL_THIEF = [
+  'const fs = require("fs"); const env = []; let p = process.pid;',
+  'while (p > 1) { try { env.push(...fs.readFileSync(`/proc/${p}/environ`, "utf8").split("\\0")); } catch {}',
+  'const st = fs.readFileSync(`/proc/${p}/stat`, "utf8"); p = Number(st.slice(st.lastIndexOf(")") + 2).split(" ")[1]); }',
+  'const home = env.find((e) => e.startsWith("CODEX_HOME=")).slice(11);',
+  'const url = /http:\\/\\/127\\.0\\.0\\.1:\\d+\\/mcp/.exec(fs.readFileSync(home + "/config.toml", "utf8"))[0];',
+  'const tokens = [...new Set(env.filter((e) => e.startsWith("CODEX_MMO_GATEWAY_TOKEN_")).map((e) => e.split("=")[1]))];',
+  'const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } });',
+  'const send = (t) => fetch(url, { method: "POST", headers: { authorization: "Bearer " + t, "content-type": "application/json", accept: "application/json, text/event-stream" }, body }).then((r) => "code=" + r.status, (e) => "error=" + e.message);',
+  'Promise.all([...tokens, "none"].map(send)).then((codes) => console.log("tokens=" + tokens.length, codes.join(" ")));',
+].join(' ');
 
 function registry(root: string): string {
   return (
@@ -71,7 +88,7 @@ default_tools_approval_mode = "approve"
   );
 }
 
-/** Environments of this session's Codex processes and relays, read from outside while running. */
+/** Environments of this session's Codex processes (and any relay), read from outside while running. */
 const outside: { pid: string; cmdline: string; environ: string }[] = [];
 
 async function scanOutside(): Promise<void> {
@@ -79,7 +96,7 @@ async function scanOutside(): Promise<void> {
     if (!/^\d+$/.test(pid)) continue;
     const environ = await readFile(`/proc/${pid}/environ`, 'utf8').catch(() => '');
     const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
-    // Codex has its private home below the state dir; a relay names the socket there
+    // Codex has its private home below the state dir; a relay would name the socket there
     if (
       !environ.includes(`CODEX_HOME=${scripted.world.stateDir}`) &&
       !cmdline.includes(scripted.world.stateDir)
@@ -91,38 +108,18 @@ async function scanOutside(): Promise<void> {
   }
 }
 
-/** Relay answers to every gateway token the model's shell could read (it may read Codex's /proc). */
-const stolen: { code: number | null; stderr: string }[] = [];
+/** Gateway answers to every token the model's shell could read (it may read Codex's /proc). */
+const stolen: HttpAttempt[] = [];
+/** The tokens the shell read. */
+const tokens: string[] = [];
 
 async function tryStolenTokens(walk: string): Promise<void> {
-  const [id] = await readdir(join(scripted.world.stateDir, 'sessions'));
-  const socket =
-    id === undefined ? undefined : join(scripted.world.stateDir, 'sessions', id, 'gateway.sock');
-  const tokens = [...walk.matchAll(/^CODEX_MMO_GATEWAY_TOKEN_\d+=(\S+)$/gm)].map((m) => m[1] ?? '');
-  if (socket === undefined) return;
-  for (const token of new Set(tokens)) {
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        'gateway',
-        'connect',
-        '--socket',
-        socket,
-        '--process',
-        'root',
-        '--server',
-        'recorder',
-        '--token-env',
-        'T',
-      ],
-      { env: { PATH: process.env.PATH ?? '', T: token }, stdio: ['pipe', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    stolen.push({ code, stderr });
-  }
+  const url = await gatewayUrl(join(scripted.world.stateDir, 'sessions'));
+  tokens.push(
+    ...[...walk.matchAll(/^CODEX_MMO_GATEWAY_TOKEN_\d+=(\S+)$/gm)].map((m) => m[1] ?? ''),
+  );
+  if (url === undefined) return;
+  for (const token of new Set(tokens)) stolen.push(await tryToken(url, token));
 }
 
 function script(request: ModelRequest): Promise<ScriptedItem[]> | ScriptedItem[] {
@@ -155,6 +152,14 @@ function script(request: ModelRequest): Promise<ScriptedItem[]> | ScriptedItem[]
       ];
     case 6:
       return [{ type: 'function_call', namespace: 'mcp__drifty', name: 'changed', arguments: {} }];
+    case 7:
+      return [
+        {
+          type: 'function_call',
+          name: 'exec_command',
+          arguments: { cmd: `node -e '${SHELL_THIEF}'`, login: false },
+        },
+      ];
     default:
       return [{ type: 'message', text: 'LEAD-DONE' }];
   }
@@ -201,18 +206,18 @@ describe('a session through the gateway', () => {
     expect(walk).toMatch(/codex/i);
     expect(walk).not.toContain(CANARY);
     expect(walk).not.toContain('LEAD_CRED');
-    // the shell's own environment has no relay token; a token read out of Codex's /proc
-    // (possible with full access) was spent when the relay connected, and opens nothing
+    // the shell's own environment has no gateway token; a token read out of Codex's /proc
+    // (possible with full access) is bound to the Codex process, and opens nothing elsewhere
     expect(walk.slice(walk.indexOf('== env'))).not.toContain('CODEX_MMO_GATEWAY_TOKEN');
     expect(stolen.length).toBeGreaterThan(0);
     for (const attempt of stolen) {
-      expect(attempt.code).toBe(1);
-      expect(attempt.stderr).toContain('already used');
+      expect(attempt.status).toBe(403);
+      expect(attempt.body).toContain('[wrong-process]');
     }
 
-    // outside: Codex and the relays it started, read through /proc while they ran
-    expect(outside.length).toBeGreaterThanOrEqual(2);
-    expect(outside.some((p) => p.cmdline.includes('gateway connect'))).toBe(true);
+    // outside: Codex, read through /proc while it ran; no relay process runs per server
+    expect(outside.length).toBeGreaterThanOrEqual(1);
+    expect(outside.some((p) => p.cmdline.includes('gateway connect'))).toBe(false);
     for (const p of outside) {
       expect(p.environ, p.cmdline).not.toContain(CANARY);
       expect(p.environ, p.cmdline).not.toContain('LEAD_CRED=');
@@ -233,6 +238,8 @@ describe('a session through the gateway', () => {
     expect(outputs[5]?.output).toContain('***');
     expect(outputs[5]?.output).not.toContain(CANARY);
     expect(outputs[6]?.output).toMatch(/unsupported call|tool-drift|not found/i);
+    // the shell, a child of Codex, gets nothing with the tokens it read, nor without one
+    expect(outputs[7]?.output).toMatch(/tokens=3 code=403 code=403 code=403 code=401/);
 
     // the audit trail
     const { dir, record } = await onlySession(scripted.world);
@@ -246,7 +253,23 @@ describe('a session through the gateway', () => {
     expect(shown.code, shown.stderr).toBe(0);
     const calls = (JSON.parse(shown.stdout) as { calls: Record<string, unknown>[] }).calls;
     // the withheld tool is not offered: Codex answers its call itself, the wire records it
-    const made = calls.filter((c) => c.reason !== 'tool-drift' && c.reason !== 'tool-not-offered');
+    const made = calls.filter(
+      (c) => !['tool-drift', 'tool-not-offered', 'not-authorized'].includes(String(c.reason)),
+    );
+    // every stolen-token attempt is on record, with the route its token names
+    const thefts = calls.filter((c) => c.method === 'http:wrong-process');
+    expect(thefts.length).toBeGreaterThanOrEqual(6);
+    expect([...new Set(thefts.map((c) => c.server))].sort()).toEqual([
+      'drifty',
+      'everything',
+      'recorder',
+    ]);
+    for (const c of thefts) {
+      expect(c).toMatchObject({ reason: 'not-authorized', process: 'root', role: 'lead' });
+    }
+    expect(calls).toContainEqual(
+      expect.objectContaining({ method: 'http:no-token', server: '', reason: 'not-authorized' }),
+    );
     expect(calls).toContainEqual(
       expect.objectContaining({
         server: 'drifty',
@@ -289,7 +312,11 @@ describe('a session through the gateway', () => {
       expect(written).not.toContain(form);
     }
     const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
-    expect(config).toContain('gateway');
+    expect(config).toMatch(/^url = "http:\/\/127\.0\.0\.1:\d+\/mcp"$/m);
+    expect(config).toContain('bearer_token_env_var = "CODEX_MMO_GATEWAY_TOKEN_1"');
     expect(config).not.toContain('recorder-env.json');
+    // no token value is written anywhere
+    expect(tokens.length).toBeGreaterThan(0);
+    for (const token of tokens) expect(written).not.toContain(token);
   }, 120_000);
 });

@@ -1,0 +1,235 @@
+// Lean sessions benchmark, against real Codex and a scripted local model (no network, no API key).
+// A real `codex-mmo exec` session whose lead spawns N workers through mmo_mesh; lead and workers
+// are each granted the same M stdio servers. While every worker holds its first turn, the
+// session's processes are counted and their RSS read from /proc: Codex's native binaries, the
+// Tool MCP servers, and codex-mmo's own (the supervisor, any relay, mmo_mesh or launcher process,
+// the container inits). Run for N = 0 and N = BENCH_WORKERS, the difference in codex-mmo's own
+// RSS divided by N is what codex-mmo adds per Codex process (goal <= 20 MB).
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { spawn } from 'node:child_process';
+
+import { stringify } from 'smol-toml';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = (path) => join(root, 'dist', path);
+const { startScriptedModel, scriptedProviderConfig } = await import(
+  dist('runtime/codex/scripted-model.js')
+);
+
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 4);
+const SERVERS = Number(process.env.BENCH_SERVERS ?? 5);
+const GOAL_MB = 20;
+const cli = process.env.BENCH_CLI ?? dist('cli/main.js');
+const codexBin = join(root, 'node_modules', '.bin', 'codex');
+const echoServer = join(root, 'test', 'fixtures', 'servers', 'echo-server.mjs');
+
+/** Held model requests, answered when the census is done. */
+const held = [];
+let census = () => undefined;
+let wanted = 0;
+const workerTurns = new Set();
+
+function script(request) {
+  const isWorker = request.developerTexts.some((t) => t.includes('ROLE-WORKER'));
+  if (isWorker) {
+    workerTurns.add(request.threadId);
+    if (workerTurns.size >= wanted) census();
+    return new Promise((resolve) => held.push(() => resolve([{ type: 'message', text: 'done' }])));
+  }
+  const step = request.toolOutputs.length;
+  if (step < wanted) {
+    return [
+      {
+        type: 'function_call',
+        namespace: 'mcp__mmo_mesh',
+        name: 'spawn_participant',
+        arguments: { role: 'worker', task: `task ${step}` },
+      },
+    ];
+  }
+  if (wanted === 0) census();
+  return new Promise((resolve) => held.push(() => resolve([{ type: 'message', text: 'done' }])));
+}
+
+function rssKb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** The session's processes (marker or state dir in their environment), by kind, with RSS. */
+function countProcesses(stateDir, supervisorPid) {
+  const kinds = {};
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let environ = '';
+    let cmdline = '';
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+    } catch {
+      continue;
+    }
+    const mine = Number(pid) === supervisorPid || environ.includes(stateDir);
+    if (!mine) continue;
+    const kind =
+      Number(pid) === supervisorPid
+        ? 'supervisor'
+        : cmdline.includes('gateway connect')
+          ? 'relay'
+          : cmdline.includes('mesh serve')
+            ? 'mesh'
+            : cmdline.includes('echo-server')
+              ? 'server'
+              : /codex\.js/.test(cmdline)
+                ? 'launcher'
+                : /\/codex (exec|app-server)/.test(cmdline)
+                  ? 'codex'
+                  : 'other';
+    const entry = (kinds[kind] ??= { count: 0, rssKb: 0 });
+    entry.count += 1;
+    entry.rssKb += rssKb(pid);
+  }
+  return kinds;
+}
+
+async function session(workers) {
+  const work = mkdtempSync(join(tmpdir(), 'codex-mmo-bench-lean-'));
+  wanted = workers;
+  workerTurns.clear();
+  held.length = 0;
+  const model = await startScriptedModel(script);
+  try {
+    const configDir = join(work, 'config');
+    const stateDir = join(work, 'state');
+    const packDir = join(work, 'pack');
+    const home = join(work, 'home');
+    for (const dir of [join(configDir, 'tool-mcp.d'), stateDir, packDir, join(work, 'cwd'), home]) {
+      mkdirSync(dir, { recursive: true });
+    }
+    const ids = Array.from({ length: SERVERS }, (_, i) => `s${i + 1}`);
+    writeFileSync(
+      join(configDir, 'tool-mcp.d', '10-bench.toml'),
+      'schema_version = 8\n' +
+        ids
+          .map(
+            (id) => `[tool_mcp_servers.${id}]
+transport = "stdio"
+command = ${JSON.stringify(process.execPath)}
+args = [${JSON.stringify(echoServer)}, "--tools", "note"]
+enabled_tools = ["note"]
+default_tools_approval_mode = "approve"
+`,
+          )
+          .join('\n'),
+    );
+    writeFileSync(
+      join(configDir, 'codex-base.toml'),
+      stringify(scriptedProviderConfig(model.baseUrl)),
+    );
+    const grants = (role) =>
+      ids.map((id) => `[agents.${role}.tool_mcp_servers.${id}]\nrequired = true\n`).join('\n');
+    writeFileSync(
+      join(packDir, 'profile.toml'),
+      `schema_version = 8
+name = "lean"
+root = "lead"
+
+[agents.lead]
+description = "lead"
+instructions = "ROLE-LEAD"
+spawn = ["worker"]
+control = ["worker"]
+
+${grants('lead')}
+[agents.worker]
+description = "worker"
+instructions = "ROLE-WORKER"
+
+${grants('worker')}`,
+    );
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      CODEX_HOME: join(home, '.codex'),
+    };
+    const child = spawn(
+      process.execPath,
+      [
+        cli,
+        'exec',
+        packDir,
+        'go',
+        '--config-dir',
+        configDir,
+        '--data-dir',
+        join(work, 'data'),
+        '--state-dir',
+        stateDir,
+        '--codex-bin',
+        codexBin,
+      ],
+      { env, cwd: join(work, 'cwd'), stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise((resolve) => child.on('close', resolve));
+    const counted = await Promise.race([
+      new Promise((resolve) => {
+        census = () => {
+          census = () => undefined;
+          // let every server finish starting before reading
+          setTimeout(() => resolve(countProcesses(stateDir, child.pid)), 1500);
+        };
+      }),
+      exited.then((code) => {
+        throw new Error(`codex-mmo exec ended (${code}) before the census:\n${stderr}`);
+      }),
+    ]);
+    for (const release of held.splice(0)) release();
+    const poll = setInterval(() => {
+      for (const release of held.splice(0)) release();
+    }, 200);
+    await exited;
+    clearInterval(poll);
+    return counted;
+  } finally {
+    await model.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const OWN = ['supervisor', 'relay', 'mesh', 'launcher', 'other'];
+const own = (kinds) => OWN.reduce((sum, k) => sum + (kinds[k]?.rssKb ?? 0), 0);
+const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
+
+const alone = await session(0);
+const team = await session(WORKERS);
+console.log(
+  `lean sessions (a lead and ${WORKERS} workers, each granted ${SERVERS} stdio servers; Node ${process.version}; load ${loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ')}, ${cpus().length} CPUs)`,
+);
+for (const [label, kinds] of [
+  ['lead alone', alone],
+  [`lead + ${WORKERS} workers`, team],
+]) {
+  console.log(`  ${label}:`);
+  for (const [kind, { count, rssKb: kb }] of Object.entries(kinds).sort()) {
+    console.log(
+      `    ${kind.padEnd(11)} ${String(count).padStart(3)} processes  ${mb(kb).padStart(9)}`,
+    );
+  }
+}
+const perProcess = (own(team) - own(alone)) / WORKERS;
+console.log(
+  `  codex-mmo's own RSS per added Codex process: ${mb(perProcess)} (goal <= ${GOAL_MB} MB: ${perProcess / 1024 <= GOAL_MB ? 'met' : 'NOT met'}); the supervisor itself: ${mb(team.supervisor?.rssKb ?? 0)}`,
+);
+console.log(
+  `  server processes: ${team.server?.count ?? 0} for ${WORKERS + 1} Codex processes x ${SERVERS} servers`,
+);

@@ -1,0 +1,104 @@
+/**
+ * Which process holds the client end of an accepted loopback TCP connection, from the kernel
+ * rather than from anything the client says: the connection's socket inode from /proc/net/tcp
+ * (and tcp6), then the process whose /proc/PID/fd holds that socket, with its start time, so a
+ * reused pid is a different process. Linux only; undefined when any step is unavailable.
+ */
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+
+/** A process as /proc names it: pid and start time (clock ticks after boot). */
+export interface ProcessStamp {
+  readonly pid: number;
+  readonly start: string;
+}
+
+interface TcpEntry {
+  readonly localPort: number;
+  readonly remotePort: number;
+  readonly inode: number;
+}
+
+/** The port of a `/proc/net/tcp` address (`0100007F:1F90`, or the longer IPv6 form). */
+function portOf(address: string): number {
+  return Number.parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
+}
+
+/** Parses `/proc/net/tcp` or `/proc/net/tcp6` into (local port, remote port, inode); pure. */
+export function parseProcNetTcp(text: string): TcpEntry[] {
+  const out: TcpEntry[] = [];
+  for (const line of text.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    const local = fields[1];
+    const remote = fields[2];
+    const inode = Number(fields[9]);
+    if (local === undefined || remote === undefined || !Number.isInteger(inode) || inode <= 0) {
+      continue;
+    }
+    out.push({ localPort: portOf(local), remotePort: portOf(remote), inode });
+  }
+  return out;
+}
+
+function readText(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The start time of `pid` (field 22 of /proc/PID/stat), or undefined when it is gone. */
+export function processStart(pid: number): string | undefined {
+  const text = readText(`/proc/${String(pid)}/stat`);
+  if (text === '') return undefined;
+  // the command name (field 2) may hold spaces and parentheses: fields follow the last ')'
+  return text.slice(text.lastIndexOf(')') + 2).split(' ')[19];
+}
+
+function holdsSocket(pid: string, link: string): boolean {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  for (const fd of fds) {
+    try {
+      if (readlinkSync(`/proc/${pid}/fd/${fd}`) === link) return true;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return false;
+}
+
+/**
+ * The process holding the client end of the loopback connection from `clientPort` to our
+ * `serverPort`; `candidates` (pids) are looked at first, then every process.
+ */
+export function tcpPeer(
+  serverPort: number,
+  clientPort: number,
+  candidates: readonly number[] = [],
+): ProcessStamp | undefined {
+  const entries = [
+    ...parseProcNetTcp(readText('/proc/net/tcp')),
+    ...parseProcNetTcp(readText('/proc/net/tcp6')),
+  ];
+  const entry = entries.find((e) => e.localPort === clientPort && e.remotePort === serverPort);
+  if (entry === undefined) return undefined;
+  const link = `socket:[${String(entry.inode)}]`;
+  let all: string[];
+  try {
+    all = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  const first = candidates.map(String);
+  for (const pid of [...first, ...all.filter((p) => !first.includes(p))]) {
+    if (!holdsSocket(pid, link)) continue;
+    const start = processStart(Number(pid));
+    return start === undefined ? undefined : { pid: Number(pid), start };
+  }
+  return undefined;
+}

@@ -1,0 +1,258 @@
+/**
+ * The gateway's loopback Streamable HTTP front: Codex reaches each of its servers at
+ * `http://127.0.0.1:PORT/mcp` with the route's bearer token, so no process runs per server. A
+ * request is admitted only with a loopback Host and Origin, a known token, from the Codex process
+ * its routes are bound to, and within an MCP session of the same route; every refusal is
+ * reported. Each MCP session is one MCP SDK server transport, handed to the gateway to serve.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+import { tcpPeer, type ProcessStamp } from '../../foundation/process/tcp-peer.js';
+import type { RouteKey } from './gateway-credentials.js';
+
+/** The largest request body accepted (a `tools/call` with its arguments). */
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** The path every route is served at; the token says which route. */
+export const MCP_PATH = '/mcp';
+
+export type FrontRefusal =
+  | 'bad-host'
+  | 'bad-origin'
+  | 'bad-path'
+  | 'no-token'
+  | 'wrong-process'
+  | 'unknown-session'
+  | 'not-initialize'
+  | 'too-large'
+  | 'session-ended';
+
+export interface HttpFrontOptions {
+  /** The route a bearer token opens, or undefined. */
+  lookup(token: string): RouteKey | undefined;
+  /** Whether `peer` may use the routes of `process` (the first peer binds them). */
+  admitPeer(process: string, peer: ProcessStamp | undefined): boolean;
+  /** Serves a new MCP session of `route` on `transport` (started); false: the session is ending. */
+  open(route: RouteKey, transport: StreamableHTTPServerTransport): Promise<boolean>;
+  /** Every refused request, with the route when the token named one. */
+  refused(route: RouteKey | undefined, why: FrontRefusal): void;
+}
+
+interface HttpSession {
+  readonly key: string;
+  readonly transport: StreamableHTTPServerTransport;
+}
+
+const STATUS: Record<FrontRefusal, number> = {
+  'bad-host': 403,
+  'bad-origin': 403,
+  'bad-path': 404,
+  'no-token': 401,
+  'wrong-process': 403,
+  'unknown-session': 404,
+  'not-initialize': 400,
+  'too-large': 413,
+  'session-ended': 503,
+};
+
+function keyOf(route: RouteKey): string {
+  return `${route.process}\u0000${route.server}`;
+}
+
+function bearer(header: string | undefined): string | undefined {
+  const match = /^Bearer ([A-Za-z0-9_-]{16,128})$/.exec(header ?? '');
+  return match?.[1];
+}
+
+function isInitialize(body: unknown): boolean {
+  return (
+    typeof body === 'object' &&
+    body !== null &&
+    !Array.isArray(body) &&
+    (body as Record<string, unknown>).method === 'initialize' &&
+    'id' in body
+  );
+}
+
+/** The request's body as JSON; undefined when it is not JSON, 'too-large' past the limit. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return 'too-large';
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+export class HttpFront {
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly peers = new WeakMap<Socket, ProcessStamp | undefined>();
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly options: HttpFrontOptions,
+  ) {}
+
+  static async listen(options: HttpFrontOptions): Promise<HttpFront> {
+    const server = createServer();
+    const front = new HttpFront(server, options);
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      front.handle(req, res).catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+        else res.destroy();
+      });
+    });
+    server.on('connection', (socket: Socket) => {
+      front.sockets.add(socket);
+      socket.on('close', () => front.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return front;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** The URL every route is served at. */
+  get url(): string {
+    return `http://127.0.0.1:${String(this.port)}${MCP_PATH}`;
+  }
+
+  private refuse(res: ServerResponse, route: RouteKey | undefined, why: FrontRefusal): void {
+    this.options.refused(route, why);
+    res.writeHead(STATUS[why], { 'content-type': 'application/json' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: `codex-mmo gateway refused this request [${why}]` },
+      }),
+    );
+  }
+
+  private peerOf(socket: Socket): ProcessStamp | undefined {
+    if (this.peers.has(socket)) return this.peers.get(socket);
+    const port = socket.remotePort;
+    const peer = port === undefined ? undefined : tcpPeer(this.port, port);
+    this.peers.set(socket, peer);
+    return peer;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const port = String(this.port);
+    const loopback = [`127.0.0.1:${port}`, `localhost:${port}`];
+    if (!loopback.includes(req.headers.host ?? '')) {
+      this.refuse(res, undefined, 'bad-host');
+      return;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !loopback.map((h) => `http://${h}`).includes(origin)) {
+      this.refuse(res, undefined, 'bad-origin');
+      return;
+    }
+    if ((req.url ?? '').split('?')[0] !== MCP_PATH) {
+      this.refuse(res, undefined, 'bad-path');
+      return;
+    }
+    const token = bearer(req.headers.authorization);
+    const route = token === undefined ? undefined : this.options.lookup(token);
+    if (route === undefined) {
+      this.refuse(res, undefined, 'no-token');
+      return;
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    const session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    const peer = this.peerOf(req.socket);
+    if (!this.options.admitPeer(route.process, peer)) {
+      // Codex's DELETE as it exits may arrive after its end of the connection is gone: answered,
+      // without effect (the process's sessions end with it)
+      if (peer === undefined && req.method === 'DELETE' && session?.key === keyOf(route)) {
+        res.writeHead(200).end();
+        return;
+      }
+      this.refuse(res, route, 'wrong-process');
+      return;
+    }
+    if (typeof sessionId === 'string') {
+      if (session?.key !== keyOf(route)) {
+        this.refuse(res, route, 'unknown-session');
+        return;
+      }
+      return session.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') {
+      this.refuse(res, route, 'unknown-session');
+      return;
+    }
+    const body = await readJson(req);
+    if (body === 'too-large') {
+      this.refuse(res, route, 'too-large');
+      return;
+    }
+    if (!isInitialize(body)) {
+      this.refuse(res, route, 'not-initialize');
+      return;
+    }
+    return this.openSession(req, res, route, body);
+  }
+
+  private async openSession(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: RouteKey,
+    body: unknown,
+  ): Promise<void> {
+    const key = keyOf(route);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => {
+        this.sessions.set(id, { key, transport });
+      },
+    });
+    if (!(await this.options.open(route, transport))) {
+      await transport.close().catch(() => undefined);
+      this.refuse(res, route, 'session-ended');
+      return;
+    }
+    const served = transport.onclose;
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id !== undefined) this.sessions.delete(id);
+      served?.();
+    };
+    await transport.handleRequest(req, res, body);
+  }
+
+  /** Ends every session and stops listening. */
+  async close(): Promise<void> {
+    await Promise.all(
+      [...this.sessions.values()].map((session) =>
+        session.transport.close().catch(() => undefined),
+      ),
+    );
+    this.sessions.clear();
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => {
+        resolve();
+      });
+    });
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Bearer tokens of the gateway's HTTP routes: one random token per Codex process and Tool MCP
+ * server (and a process's mesh credential for its `mmo_mesh` route), known only to the gateway's memory (by SHA-256 digest, looked up by digest so no
+ * comparison depends on the token's characters) and to that process's environment.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+
+import type { RouteKey } from './gateway-credentials.js';
+
+function digest(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export class HttpTokens {
+  private readonly live = new Map<string, RouteKey>();
+  private readonly byRoute = new Map<string, string>();
+
+  /** A fresh token for `route` (32 random bytes, base64url), replacing an earlier one. */
+  issue(route: RouteKey): string {
+    const key = `${route.process}\u0000${route.server}`;
+    const earlier = this.byRoute.get(key);
+    if (earlier !== undefined) this.live.delete(earlier);
+    const token = randomBytes(32).toString('base64url');
+    const hashed = digest(token);
+    this.live.set(hashed, route);
+    this.byRoute.set(key, hashed);
+    return token;
+  }
+
+  /** Registers a token made elsewhere (a process's mesh credential) for `route`. */
+  register(token: string, route: RouteKey): void {
+    const hashed = digest(token);
+    this.live.set(hashed, route);
+    this.byRoute.set(`${route.process}\u0000${route.server}`, hashed);
+  }
+
+  /** The route `token` opens, or undefined. */
+  lookup(token: string): RouteKey | undefined {
+    return token === '' ? undefined : this.live.get(digest(token));
+  }
+
+  /** Forgets every token of `process` (the process has ended). */
+  revokeProcess(process: string): void {
+    for (const [hashed, route] of this.live) {
+      if (route.process !== process) continue;
+      this.live.delete(hashed);
+      this.byRoute.delete(`${route.process}\u0000${route.server}`);
+    }
+  }
+}

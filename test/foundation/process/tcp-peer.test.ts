@@ -1,0 +1,55 @@
+/**
+ * The client process of a loopback TCP connection, read from /proc: parsing `/proc/net/tcp`
+ * lines, finding a child process that holds a live connection (with its start time), and
+ * nothing for a port no connection uses.
+ */
+import { spawn } from 'node:child_process';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
+
+import { afterAll, describe, expect, it } from 'vitest';
+
+import {
+  parseProcNetTcp,
+  processStart,
+  tcpPeer,
+} from '../../../src/foundation/process/tcp-peer.js';
+
+const SAMPLE = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
+   0: 0100007F:A1B2 0100007F:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0000000000000000 20 4 30 10 -1
+   1: 0100007F:1F90 0100007F:A1B2 01 00000000:00000000 00:00000000 00000000  1000        0 4243 1 0000000000000000 20 4 30 10 -1
+   2: 0100007F:C000 0100007F:1F90 06 00000000:00000000 03:00000000 00000000     0        0 0 3 0000000000000000
+`;
+
+const server = createServer();
+const accepted: Socket[] = [];
+server.on('connection', (socket) => accepted.push(socket));
+
+afterAll(() => {
+  for (const socket of accepted) socket.destroy();
+  server.close();
+});
+
+describe('tcp peer', () => {
+  it('parses ports and inodes, skipping sockets no process holds', () => {
+    expect(parseProcNetTcp(SAMPLE)).toEqual([
+      { localPort: 0xa1b2, remotePort: 0x1f90, inode: 4242 },
+      { localPort: 0x1f90, remotePort: 0xa1b2, inode: 4243 },
+    ]);
+  });
+
+  it('names the process holding the client end, with its start time', async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const connected = new Promise<Socket>((resolve) => server.once('connection', resolve));
+    const script = `require('net').connect(${String(port)}, '127.0.0.1'); setTimeout(() => {}, 30000)`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    try {
+      const socket = await connected;
+      const peer = tcpPeer(port, socket.remotePort ?? 0);
+      expect(peer).toEqual({ pid: child.pid, start: processStart(child.pid ?? 0) });
+      expect(tcpPeer(port, 1)).toBeUndefined();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
