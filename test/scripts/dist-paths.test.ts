@@ -42,6 +42,7 @@ describe('dist paths of the benchmarks and scripts', () => {
         'bench/boundary.mjs',
         'bench/gateway.mjs',
         'bench/launch.mjs',
+        'bench/lean.mjs',
         'bench/model-wire.mjs',
         'bench/registry.mjs',
         'scripts/demo.mjs',

@@ -15,8 +15,8 @@ const USAGE = `Usage: codex-mmo session show ID [--json]
 
 Show a session: profile, snapshot, status, the supervising codex-mmo process, its directory and
 every Codex process (the session root and each participant) with its role, pid, status and
-private Codex home, and how many approval requests wait for a person ('session approvals ID'
-lists them). ID may be a unique prefix of a session id.`;
+private Codex home, how many approval requests wait for a person ('session approvals ID'
+lists them), and the servers the operator marked \`shared = true\` that one instance serves. ID may be a unique prefix of a session id.`;
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 1, max: 1 });
@@ -45,6 +45,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (record.error !== undefined) lines.push(['error', record.error]);
   lines.push(['supervisor pid', String(record.pid)], ['directory', dir]);
   lines.push(['pending approvals', String(pending)]);
+  if (record.shared_servers !== undefined && record.shared_servers.length > 0) {
+    lines.push([
+      'shared servers',
+      `${record.shared_servers.join(', ')} (one instance for every process granted it; its state is shared between roles)`,
+    ]);
+  }
   const width = Math.max(...lines.map(([k]) => k.length));
   for (const [key, value] of lines) io.stdout(`${`${key}:`.padEnd(width + 2)}${value}\n`);
   io.stdout('\n');

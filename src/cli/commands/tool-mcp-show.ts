@@ -67,6 +67,7 @@ const KEY_ORDER = [
   'startup_timeout_sec',
   'tool_timeout_sec',
   'supports_parallel_tool_calls',
+  'shared',
 ];
 
 /** The definition as a TOML fragment (`[tool_mcp_servers.ID]` and its sub-tables). */

@@ -155,6 +155,14 @@ export const FIELDS: readonly FieldSpec[] = [
     description: 'Whether the server handles concurrent tool calls.',
   },
   {
+    name: 'shared',
+    transport: 'both',
+    kind: 'boolean',
+    required: false,
+    description:
+      'One instance of the server serves every Codex process of a session granted it (default false: one per process). Each call is still checked against the calling role, but whatever state the server keeps is shared between the roles.',
+  },
+  {
     name: 'tools',
     transport: 'both',
     kind: 'tools-table',

@@ -26,6 +26,8 @@ export interface CommonDefinition {
   readonly startup_timeout_sec?: number;
   readonly tool_timeout_sec?: number;
   readonly supports_parallel_tool_calls?: boolean;
+  /** One upstream instance serves every Codex process of a session granted the server. */
+  readonly shared?: boolean;
   /** Per-tool approval overrides; every key is in `enabled_tools`. */
   readonly tools?: Readonly<Record<string, ToolOverride>>;
 }

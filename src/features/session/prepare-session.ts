@@ -17,11 +17,19 @@ import type { Environment } from '../../foundation/paths/directories.js';
 import { unprotectedChannels } from '../../config/profile/channel-notes.js';
 import type { ResolvedPlan } from '../../config/profile/types.js';
 import type { CredentialSource } from '../../config/registry/credentials-types.js';
-import type { StoredSnapshot } from '../../config/snapshot/types.js';
+import type { Snapshot, StoredSnapshot } from '../../config/snapshot/types.js';
 import { SESSION_MARKER_ENV } from '../../foundation/process/session-marker.js';
 import { findProcess, processEnvironment } from '../../runtime/session/process-env.js';
 import { SESSION_FORMAT, type SessionRecord } from '../../runtime/session/session-record.js';
 import { sessionPaths } from '../../runtime/session/session-store.js';
+
+/** Granted servers the operator marked `shared = true`: one instance serves the session. */
+function sharedServers(snapshot: Snapshot, plan: ResolvedPlan): string[] {
+  const granted = new Set(plan.processes.flatMap((p) => p.servers));
+  return [...granted]
+    .filter((id) => (snapshot.servers[id] ?? plan.servers[id])?.shared === true)
+    .sort();
+}
 
 export type SessionMode = 'run' | 'exec';
 
@@ -170,6 +178,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     sessionMarker: input.sessionId,
   });
   const started = input.now.toISOString();
+  const shared = sharedServers(stored.snapshot, plan);
   const record: SessionRecord = {
     format: SESSION_FORMAT,
     id: input.sessionId,
@@ -182,6 +191,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     pid: input.pid,
     ...(input.pidStart !== undefined ? { pid_start: input.pidStart } : {}),
     mesh_socket: input.socketPath,
+    ...(shared.length > 0 ? { shared_servers: shared } : {}),
     processes: [
       {
         id: 'root',

@@ -21,6 +21,7 @@ import {
 import { RelayTokens, type RouteKey } from './gateway-credentials.js';
 import { HttpFront, type FrontRefusal } from './http-front.js';
 import { HttpTokens } from './http-tokens.js';
+import { SharedServer } from './shared-server.js';
 import type { CodexChannel } from './codex-channel.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { GatewayTransport } from './gateway-transport.js';
@@ -94,6 +95,8 @@ export class GatewayHub {
   private readonly byProcess = new Map<string, Set<RelayConnection>>();
   private readonly drift = new Map<string, Set<string>>();
   private readonly groups = new Set<number>();
+  /** The one instance of each `shared = true` server, by server id. */
+  private readonly sharedServers = new Map<string, SharedServer>();
   /** Servers started ahead of their relay, by route, until the relay claims them. */
   private readonly warm = new Map<string, Promise<Upstream>>();
   private readonly sockets = new Set<Socket>();
@@ -115,6 +118,7 @@ export class GatewayHub {
     if (options.transport === 'http') {
       hub.front = await HttpFront.listen({
         lookup: (token) => hub.httpTokens.lookup(token),
+        ended: (token) => hub.httpTokens.isEnded(token),
         admitPeer: (process, peer) => hub.admitPeer(process, peer),
         open: (route, channel) => hub.openHttp(route, channel),
         refused: (route, why) => {
@@ -154,7 +158,9 @@ export class GatewayHub {
   addRoute(route: Route, options: { readonly prestart?: boolean } = {}): string {
     const key = routeKey(route.process, route.server);
     this.routes.set(key, route);
-    if (options.prestart === true && !this.warm.has(key)) {
+    if (options.prestart === true && route.definition.shared === true) {
+      this.sharedServer(route).warm();
+    } else if (options.prestart === true && !this.warm.has(key)) {
       // started now, so Codex's wait for the server overlaps the relay's own start
       const started = startUpstream(route.definition, route.launch);
       started.then(
@@ -230,10 +236,30 @@ export class GatewayHub {
     );
   }
 
+  /** The one instance of a `shared = true` server (started with its first connection). */
+  private sharedServer(route: Route): SharedServer {
+    const known = this.sharedServers.get(route.server);
+    if (known !== undefined) return known;
+    const server = new SharedServer({
+      start: () => startUpstream(route.definition, route.launch),
+      serverGroup: (pid, alive) => {
+        this.shared().serverGroup(pid, alive);
+      },
+    });
+    this.sharedServers.set(route.server, server);
+    return server;
+  }
+
+  /** Server ids that run one instance for the whole session. */
+  sharedServerIds(): string[] {
+    return [...this.sharedServers.keys()].sort();
+  }
+
   /** Runs a connection for `route` on `channel`, with its server if it was started ahead. */
   private open(route: Route, channel: CodexChannel): RelayConnection {
     const key = routeKey(route.process, route.server);
-    const prestarted = this.warm.get(key);
+    const prestarted =
+      route.definition.shared === true ? this.sharedServer(route).attach() : this.warm.get(key);
     this.warm.delete(key);
     const opened = new RelayConnection(channel, route, this.shared(), prestarted);
     this.connections.add(opened);
@@ -321,6 +347,7 @@ export class GatewayHub {
       this.stopWarm(),
       this.closeLocal(),
     ]);
+    await Promise.all([...this.sharedServers.values()].map((server) => server.stop()));
     for (const socket of this.sockets) socket.destroy();
     await this.front?.close();
     const server = this.server;

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
 import { tcpPeer, type ProcessStamp } from '../../foundation/process/tcp-peer.js';
 import type { RouteKey } from './gateway-credentials.js';
@@ -34,6 +34,8 @@ export type FrontRefusal =
 export interface HttpFrontOptions {
   /** The route a bearer token opens, or undefined. */
   lookup(token: string): RouteKey | undefined;
+  /** Whether a token belonged to a process that has ended. */
+  ended(token: string): boolean;
   /** Whether `peer` may use the routes of `process` (the first peer binds them). */
   admitPeer(process: string, peer: ProcessStamp | undefined): boolean;
   /** Serves a new MCP session of `route` on `transport` (started); false: the session is ending. */
@@ -102,11 +104,15 @@ export class HttpFront {
   private constructor(
     private readonly server: Server,
     private readonly options: HttpFrontOptions,
+    private readonly Transport: typeof StreamableHTTPServerTransport,
   ) {}
 
   static async listen(options: HttpFrontOptions): Promise<HttpFront> {
+    // loaded when a gateway listens, not with the library: it sets up an HTTP adapter as it loads
+    const { StreamableHTTPServerTransport: Transport } =
+      await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
     const server = createServer();
-    const front = new HttpFront(server, options);
+    const front = new HttpFront(server, options, Transport);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       front.handle(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
@@ -174,6 +180,11 @@ export class HttpFront {
     const token = bearer(req.headers.authorization);
     const route = token === undefined ? undefined : this.options.lookup(token);
     if (route === undefined) {
+      // an ended process's last DELETE, sent as Codex exits: answered, without effect
+      if (req.method === 'DELETE' && token !== undefined && this.options.ended(token)) {
+        res.writeHead(404).end();
+        return;
+      }
       this.refuse(res, undefined, 'no-token');
       return;
     }
@@ -181,10 +192,10 @@ export class HttpFront {
     const session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
     const peer = this.peerOf(req.socket);
     if (!this.options.admitPeer(route.process, peer)) {
-      // Codex's DELETE as it exits may arrive after its end of the connection is gone: answered,
-      // without effect (the process's sessions end with it)
-      if (peer === undefined && req.method === 'DELETE' && session?.key === keyOf(route)) {
-        res.writeHead(200).end();
+      // Codex's DELETE as it exits may arrive after its end of the connection is gone (and after
+      // the gateway ended the process's sessions): answered, without effect
+      if (peer === undefined && req.method === 'DELETE') {
+        res.writeHead(session?.key === keyOf(route) ? 200 : 404).end();
         return;
       }
       this.refuse(res, route, 'wrong-process');
@@ -220,7 +231,7 @@ export class HttpFront {
     body: unknown,
   ): Promise<void> {
     const key = keyOf(route);
-    const transport = new StreamableHTTPServerTransport({
+    const transport = new this.Transport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         this.sessions.set(id, { key, transport });

@@ -14,6 +14,8 @@ function digest(token: string): string {
 export class HttpTokens {
   private readonly live = new Map<string, RouteKey>();
   private readonly byRoute = new Map<string, string>();
+  /** Digests of tokens whose process has ended (they open nothing). */
+  private readonly ended = new Set<string>();
 
   /** A fresh token for `route` (32 random bytes, base64url), replacing an earlier one. */
   issue(route: RouteKey): string {
@@ -39,11 +41,17 @@ export class HttpTokens {
     return token === '' ? undefined : this.live.get(digest(token));
   }
 
+  /** Whether `token` belonged to a process that has ended. */
+  isEnded(token: string): boolean {
+    return token !== '' && this.ended.has(digest(token));
+  }
+
   /** Forgets every token of `process` (the process has ended). */
   revokeProcess(process: string): void {
     for (const [hashed, route] of this.live) {
       if (route.process !== process) continue;
       this.live.delete(hashed);
+      this.ended.add(hashed);
       this.byRoute.delete(`${route.process}\u0000${route.server}`);
     }
   }

@@ -8,7 +8,6 @@
  */
 import type { Readable, Writable } from 'node:stream';
 
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 import { promptApprovals } from '../approvals/tui-approvals.js';
@@ -97,6 +96,8 @@ export async function serveMeshOn(
 
 /** Serves `mmo_mesh` on the given streams; resolves when the input closes. */
 export async function serveMesh(options: ServeMeshOptions): Promise<void> {
+  // loaded here: the SDK's stdio module opens the process's standard streams as it loads
+  const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
   const transport = new StdioServerTransport(options.stdin, options.stdout);
   const done = new Promise<void>((resolve) => {
     options.stdin.once('end', resolve);

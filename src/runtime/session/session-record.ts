@@ -51,6 +51,11 @@ export interface SessionRecord {
   /** Unix socket on which the supervisor answers `session approvals|approve|deny`. */
   readonly approvals_socket?: string;
   readonly processes: readonly SessionProcess[];
+  /**
+   * Servers the operator marked `shared = true` that a process of the session is granted: one
+   * instance serves every process granted it (absent: none).
+   */
+  readonly shared_servers?: readonly string[];
   /** Tools the gateway withheld because their surface differs from their pin (`tool-drift`). */
   readonly tool_drift?: readonly {
     readonly process: string;

@@ -206,9 +206,11 @@ describe('an interactive session leaves nothing behind', () => {
     const all = await processes();
     const marker = `${SESSION_MARKER_ENV}=${session.id}`;
     const marked = session.seen.filter((p) => p.environ.includes(marker));
-    // the TUI, mmo_mesh, two Tool MCP servers, the worker's app-server
-    expect(marked.length).toBeGreaterThanOrEqual(5);
-    expect(marked.some((p) => p.cmdline.includes('mesh serve'))).toBe(true);
+    // the TUI, two Tool MCP servers, the worker's app-server; mmo_mesh and the servers' routes
+    // are served in the supervisor, with no process of their own
+    expect(marked.length).toBeGreaterThanOrEqual(4);
+    expect(marked.some((p) => p.cmdline.includes('mesh serve'))).toBe(false);
+    expect(marked.some((p) => p.cmdline.includes('gateway connect'))).toBe(false);
     expect(marked.some((p) => p.cmdline.includes('app-server'))).toBe(true);
     // no detached app-server daemon: every process of the session descends from its supervisor
     for (const p of session.seen) {

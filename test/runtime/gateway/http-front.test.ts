@@ -205,6 +205,16 @@ describe('the gateway over loopback HTTP', () => {
   it("opens nothing once a process's routes are closed, or once the session is ending", async () => {
     await hub.closeProcess('worker');
     expect((await tryToken(url, tokens.worker ?? '')).status).toBe(401);
+    // its last DELETE, as Codex exits, is answered without a record
+    await hub.flush();
+    const before = (await readCalls(root)).calls.length;
+    const last = await fetch(url, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${tokens.worker ?? ''}`, 'mcp-session-id': 'gone' },
+    });
+    expect(last.status).toBe(404);
+    await hub.flush();
+    expect((await readCalls(root)).calls.length).toBe(before);
     hub.beginStop();
     const ending = await tryToken(url, tokens.a ?? '');
     expect(ending.status).toBe(503);
