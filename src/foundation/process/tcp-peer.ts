@@ -2,7 +2,7 @@
  * Which process holds the client end of an accepted loopback TCP connection, from the kernel
  * rather than from anything the client says: the connection's socket inode from /proc/net/tcp
  * (and tcp6), then the process whose /proc/PID/fd holds that socket, with its start time, so a
- * reused pid is a different process. Linux only; undefined when any step is unavailable.
+ * reused pid is a different process; or that nobody holds it any more. Linux only.
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
@@ -73,32 +73,43 @@ function holdsSocket(pid: string, link: string): boolean {
 }
 
 /**
- * The process holding the client end of the loopback connection from `clientPort` to our
- * `serverPort`; `candidates` (pids) are looked at first, then every process.
+ * Who holds the client end of a connection: a process, nobody any more (`gone`: the client
+ * closed it, or the connection is over), or `unknown` (the kernel's tables cannot be read).
+ */
+export type TcpPeer =
+  | { readonly kind: 'process'; readonly process: ProcessStamp }
+  | { readonly kind: 'gone' }
+  | { readonly kind: 'unknown' };
+
+/**
+ * Who holds the client end of the loopback connection from `clientPort` to our `serverPort`;
+ * `candidates` (pids) are looked at first, then every process.
  */
 export function tcpPeer(
   serverPort: number,
   clientPort: number,
   candidates: readonly number[] = [],
-): ProcessStamp | undefined {
-  const entries = [
-    ...parseProcNetTcp(readText('/proc/net/tcp')),
-    ...parseProcNetTcp(readText('/proc/net/tcp6')),
-  ];
+): TcpPeer {
+  const v4 = readText('/proc/net/tcp');
+  if (v4 === '') return { kind: 'unknown' };
+  const entries = [...parseProcNetTcp(v4), ...parseProcNetTcp(readText('/proc/net/tcp6'))];
   const entry = entries.find((e) => e.localPort === clientPort && e.remotePort === serverPort);
-  if (entry === undefined) return undefined;
+  // a closed client end has no inode (it is left out) or no entry at all
+  if (entry === undefined) return { kind: 'gone' };
   const link = `socket:[${String(entry.inode)}]`;
   let all: string[];
   try {
     all = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
   } catch {
-    return undefined;
+    return { kind: 'unknown' };
   }
   const first = candidates.map(String);
   for (const pid of [...first, ...all.filter((p) => !first.includes(p))]) {
     if (!holdsSocket(pid, link)) continue;
     const start = processStart(Number(pid));
-    return start === undefined ? undefined : { pid: Number(pid), start };
+    return start === undefined
+      ? { kind: 'gone' }
+      : { kind: 'process', process: { pid: Number(pid), start } };
   }
-  return undefined;
+  return { kind: 'gone' };
 }

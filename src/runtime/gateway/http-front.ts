@@ -11,7 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 
-import { tcpPeer, type ProcessStamp } from '../../foundation/process/tcp-peer.js';
+import { tcpPeer, type ProcessStamp, type TcpPeer } from '../../foundation/process/tcp-peer.js';
 import type { RouteKey } from './gateway-credentials.js';
 
 /** The largest request body accepted (a `tools/call` with its arguments). */
@@ -98,7 +98,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 
 export class HttpFront {
   private readonly sessions = new Map<string, HttpSession>();
-  private readonly peers = new WeakMap<Socket, ProcessStamp | undefined>();
+  private readonly peers = new WeakMap<Socket, TcpPeer>();
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -153,10 +153,11 @@ export class HttpFront {
     );
   }
 
-  private peerOf(socket: Socket): ProcessStamp | undefined {
-    if (this.peers.has(socket)) return this.peers.get(socket);
+  private peerOf(socket: Socket): TcpPeer {
+    const known = this.peers.get(socket);
+    if (known?.kind === 'process') return known;
     const port = socket.remotePort;
-    const peer = port === undefined ? undefined : tcpPeer(this.port, port);
+    const peer: TcpPeer = port === undefined ? { kind: 'gone' } : tcpPeer(this.port, port);
     this.peers.set(socket, peer);
     return peer;
   }
@@ -191,13 +192,14 @@ export class HttpFront {
     const sessionId = req.headers['mcp-session-id'];
     const session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
     const peer = this.peerOf(req.socket);
-    if (!this.options.admitPeer(route.process, peer)) {
-      // Codex's DELETE as it exits may arrive after its end of the connection is gone (and after
-      // the gateway ended the process's sessions): answered, without effect
-      if (peer === undefined && req.method === 'DELETE') {
-        res.writeHead(session?.key === keyOf(route) ? 200 : 404).end();
-        return;
-      }
+    if (peer.kind === 'gone') {
+      // its sender already closed the connection (Codex exiting: its last DELETE, or a request
+      // cut off by a stop): nobody can read an answer, and nothing is done
+      res.destroy();
+      return;
+    }
+    const stamp = peer.kind === 'process' ? peer.process : undefined;
+    if (!this.options.admitPeer(route.process, stamp)) {
       this.refuse(res, route, 'wrong-process');
       return;
     }

@@ -1,7 +1,7 @@
 /**
  * The client process of a loopback TCP connection, read from /proc: parsing `/proc/net/tcp`
  * lines, finding a child process that holds a live connection (with its start time), and
- * nothing for a port no connection uses.
+ * nobody for a port no connection uses or once the client has gone.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
@@ -46,8 +46,16 @@ describe('tcp peer', () => {
     try {
       const socket = await connected;
       const peer = tcpPeer(port, socket.remotePort ?? 0);
-      expect(peer).toEqual({ pid: child.pid, start: processStart(child.pid ?? 0) });
-      expect(tcpPeer(port, 1)).toBeUndefined();
+      expect(peer).toEqual({
+        kind: 'process',
+        process: { pid: child.pid, start: processStart(child.pid ?? 0) },
+      });
+      // a port no connection uses: nobody holds it
+      expect(tcpPeer(port, 1)).toEqual({ kind: 'gone' });
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      // once the client is gone, its end of the connection is nobody's
+      expect(tcpPeer(port, socket.remotePort ?? 0)).toEqual({ kind: 'gone' });
     } finally {
       child.kill('SIGKILL');
     }
