@@ -88,6 +88,8 @@ export class GatewayHub {
   private front: HttpFront | undefined;
   /** Routes served in this process (`mmo_mesh`), by route key. */
   private readonly local = new Map<string, (transport: Transport) => Promise<void>>();
+  /** The process root role of each local route. */
+  private readonly localRoles = new Map<string, string>();
   /** Open sessions of local routes, by process. */
   private readonly localSessions = new Map<string, Set<Transport>>();
   private readonly routes = new Map<string, Route>();
@@ -193,11 +195,13 @@ export class GatewayHub {
    */
   addLocalRoute(
     key: RouteKey,
+    role: string,
     token: string,
     serve: (transport: Transport) => Promise<void>,
   ): void {
     this.httpTokens.register(token, key);
     this.local.set(routeKey(key.process, key.server), serve);
+    this.localRoles.set(routeKey(key.process, key.server), role);
   }
 
   /** Serves a new MCP session of an HTTP route on `transport`; false when refused. */
@@ -275,15 +279,14 @@ export class GatewayHub {
 
   /** Records a request the HTTP front refused before any route saw it. */
   private recordRefusal(route: RouteKey | undefined, why: FrontRefusal): void {
-    const known =
-      route === undefined ? undefined : this.routes.get(routeKey(route.process, route.server));
+    const key = route === undefined ? '' : routeKey(route.process, route.server);
     this.recordCall({
       time: new Date().toISOString(),
-      process: known?.process ?? '',
-      role: known?.role ?? null,
+      process: route?.process ?? '',
+      role: this.routes.get(key)?.role ?? this.localRoles.get(key) ?? null,
       thread: null,
       parent_thread: null,
-      server: known?.server ?? '',
+      server: route?.server ?? '',
       tool: '',
       method: `http:${why}`,
       outcome: 'blocked',

@@ -167,6 +167,7 @@ export class SessionGateway {
     if (serve === undefined || this.hub.url === undefined) return;
     this.hub.addLocalRoute(
       { process: mesh.process, server: RESERVED_SERVER_ID },
+      mesh.role,
       mesh.token,
       (transport) => serve(mesh, transport),
     );
