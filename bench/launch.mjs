@@ -10,9 +10,12 @@
 //    already used) is measured too, to show what Codex's first run in a new home costs on top.
 //    The three arms alternate in rotating order after warm-up rounds; medians, the median and
 //    middle half of per-round differences, and the load average are reported.
-// 2. Time for the session broker to spawn 1, 4 and 8 participants at once (each a private
-//    `codex app-server` whose required MCP server is up and whose first turn has started), and the
-//    time per participant. Goal: spawn time grows linearly with the number of participants.
+// 2. Time for the session broker to spawn 1, 4, 8 and 16 participants at once (each a private
+//    `codex app-server` whose required MCP server is up, through the session gateway, and whose
+//    first turn has started), against the same number of plain `codex app-server` processes
+//    started at once on fresh copies of the hand-written home, taken through the same steps
+//    (initialize, thread/start, MCP servers ready, turn/start). Goals: spawn time grows linearly
+//    with the number of participants, and stays within 1.2x of the plain start.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -30,11 +33,14 @@ const { compileProfile } = await import(dist('config/compile/compile-profile.js'
 const { resolveDirectories } = await import(dist('foundation/paths/directories.js'));
 const { credentialSourceFrom } = await import(dist('config/registry/credentials.js'));
 const { SessionBroker } = await import(dist('runtime/mesh/session-broker.js'));
+const { SessionGateway } = await import(dist('runtime/gateway/session-gateway.js'));
+const { AppServerClient } = await import(dist('runtime/codex/app-server-client.js'));
 const { defaultCliLaunch } = await import(dist('runtime/mesh/mesh-command.js'));
 
 const PAIRS = Number(process.env.BENCH_PAIRS ?? 20);
 const WARMUP = 2;
 const SPAWN_ROUNDS = Number(process.env.BENCH_SPAWN_ROUNDS ?? 3);
+const SPAWN_COUNTS = (process.env.BENCH_SPAWN_COUNTS ?? '1,4,8,16').split(',').map(Number);
 const GOAL_MS = 150;
 const cli = dist('cli/main.js');
 const codexBin = join(root, 'node_modules', '.bin', 'codex');
@@ -213,6 +219,23 @@ instructions = "Worker."
   if (compiled.stored === undefined) throw new Error(JSON.stringify(compiled.diagnostics));
   const sessionDir = join(stateDir, 'sessions', 'bench-spawn');
   mkdirSync(join(sessionDir, 'logs'), { recursive: true });
+  const credentials = credentialSourceFrom(
+    { ECHO_TOKEN: 'bench-token' },
+    env,
+    join(configDir, 'credentials.env'),
+    true,
+  );
+  // as in a session: every participant reaches its server through the session gateway
+  const gateway = await SessionGateway.start({
+    sessionDir,
+    socketPath: join(work, 'gateway.sock'),
+    snapshot: compiled.stored.snapshot,
+    plan: compiled.plan,
+    credentials,
+    home,
+    cli: defaultCliLaunch(),
+    secrets: [],
+  });
   const broker = await SessionBroker.start({
     sessionId: 'bench-spawn',
     sessionDir,
@@ -220,26 +243,41 @@ instructions = "Worker."
     snapshot: compiled.stored.snapshot,
     plan: compiled.plan,
     launchEnv: env,
-    credentials: credentialSourceFrom(
-      { ECHO_TOKEN: 'bench-token' },
-      env,
-      join(configDir, 'credentials.env'),
-      true,
-    ),
+    credentials,
     home,
     baseCodexHome: env.CODEX_HOME,
     codexBin,
     cli: defaultCliLaunch(),
     defaultCwd: cwd,
+    gateway,
   });
+  // plain Codex: an app-server on a fresh copy of the hand-written home, through the same steps
+  let plainCopies = 0;
+  const plainStart = async () => {
+    const copy = join(work, `plain-app-${plainCopies++}`);
+    cpSync(plainHome, copy, { recursive: true });
+    const client = await AppServerClient.start({
+      codexBin,
+      codexHome: copy,
+      env: { ...plainEnv, CODEX_HOME: copy },
+      cwd,
+      clientInfo: { name: 'bench', title: 'bench', version: '1' },
+    });
+    const { thread } = await client.startThread({ cwd });
+    await client.waitForMcpStartup(thread.id, ['echo'], 60_000);
+    await client.startTurn(thread.id, 'task');
+    return { client, copy };
+  };
   const lead = broker.backendFor({ process: 'lead', participant: 'root' });
   const rows = [];
   try {
     await lead.spawn({ role: 'worker', task: 'warm up' }).then((p) => lead.stop(p.participant));
-    for (const count of [1, 4, 8]) {
+    await plainStart().then(({ client }) => client.close());
+    for (const count of SPAWN_COUNTS) {
       const times = [];
+      const plain = [];
       for (let round = 0; round < SPAWN_ROUNDS; round++) {
-        const started = process.hrtime.bigint();
+        let started = process.hrtime.bigint();
         const spawned = await Promise.all(
           Array.from({ length: count }, (_, k) =>
             lead.spawn({ role: 'worker', task: `task ${k}` }),
@@ -247,25 +285,34 @@ instructions = "Worker."
         );
         times.push(Number(process.hrtime.bigint() - started) / 1e6);
         await Promise.all(spawned.map((p) => lead.stop(p.participant)));
+        started = process.hrtime.bigint();
+        const clients = await Promise.all(Array.from({ length: count }, () => plainStart()));
+        plain.push(Number(process.hrtime.bigint() - started) / 1e6);
+        await Promise.all(
+          clients.map(async ({ client, copy }) => {
+            await client.close();
+            rmSync(copy, { recursive: true, force: true });
+          }),
+        );
       }
-      rows.push({ count, median: median(times) });
+      rows.push({ count, median: median(times), plain: median(plain) });
     }
   } finally {
     await broker.close();
+    await gateway.close();
   }
   console.log(
-    `participant spawn (all at once; median of ${SPAWN_ROUNDS} rounds; each ready with its MCP server and first turn started)`,
+    `participant spawn (all at once; median of ${SPAWN_ROUNDS} rounds; each ready with its MCP server and first turn started) vs plain codex app-server`,
   );
-  for (const { count, median: t } of rows) {
+  for (const { count, median: t, plain } of rows) {
     console.log(
-      `  ${String(count).padStart(2)} participant${count === 1 ? ' ' : 's'}   ${ms(t).padStart(8)}   ${ms(t / count).padStart(7)} per participant`,
+      `  ${String(count).padStart(2)} participant${count === 1 ? ' ' : 's'}   ${ms(t).padStart(8)}   ${ms(t / count).padStart(7)} per participant   plain ${ms(plain).padStart(8)}   ratio ${(t / plain).toFixed(2)} (goal <= 1.2: ${t / plain <= 1.2 ? 'met' : 'NOT met'})`,
     );
   }
-  const [one, , eight] = rows;
-  const perOne = one.median;
-  const perEight = eight.median / 8;
+  const first = rows[0];
+  const last = rows.at(-1);
   console.log(
-    `  linearity: 8 participants took ${(eight.median / one.median).toFixed(1)}x the time of 1 (per participant ${ms(perEight)} vs ${ms(perOne)})`,
+    `  linearity: ${last.count} participants took ${(last.median / first.median).toFixed(1)}x the time of ${first.count} (per participant ${ms(last.median / last.count)} vs ${ms(first.median / first.count)})`,
   );
 } finally {
   await model.close();

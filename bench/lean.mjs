@@ -1,10 +1,12 @@
 // Lean sessions benchmark, against real Codex and a scripted local model (no network, no API key).
 // A real `codex-mmo exec` session whose lead spawns N workers through mmo_mesh; lead and workers
 // are each granted the same M stdio servers. While every worker holds its first turn, the
-// session's processes are counted and their RSS read from /proc: Codex's native binaries, the
-// Tool MCP servers, and codex-mmo's own (the supervisor, any relay, mmo_mesh or launcher process,
-// the container inits). Run for N = 0 and N = BENCH_WORKERS, the difference in codex-mmo's own
-// RSS divided by N is what codex-mmo adds per Codex process (goal <= 20 MB).
+// session's processes are counted and their RSS and PSS (shared pages split between the processes
+// sharing them) read from /proc: Codex's native binaries, the Tool MCP servers, and codex-mmo's
+// own (the supervisor, any relay, mmo_mesh or launcher process, the containers' `unshare` and
+// init processes). Run for N = 0 and N = BENCH_WORKERS, the difference in codex-mmo's own memory
+// divided by N is what codex-mmo adds per Codex process (goal <= 20 MB). BENCH_CLI runs another
+// build (`dist/cli/main.js` of an earlier tree, for a before-and-after).
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,10 +65,53 @@ function rssKb(pid) {
   }
 }
 
-/** The session's processes (marker or state dir in their environment), by kind, with RSS. */
+/** Proportional set size: shared pages split between the processes that share them. */
+function pssKb(pid) {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+    return Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function parentOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return 0;
+  }
+}
+
+function kindOf(pid, cmdline, supervisorPid) {
+  if (pid === supervisorPid) return 'supervisor';
+  if (cmdline.includes('codex-mmo-container') || /^\S*unshare /.test(cmdline)) return 'container';
+  if (cmdline.includes('gateway connect')) return 'relay';
+  if (cmdline.includes('mesh serve')) return 'mesh';
+  if (/codex\.js/.test(cmdline)) return 'launcher';
+  if (/\/codex (exec|app-server)/.test(cmdline)) return 'codex';
+  if (cmdline.includes('echo-server')) return 'server';
+  return 'other';
+}
+
+/**
+ * The session's processes: the supervisor and every process descending from it, or carrying the
+ * session's marker (a process that left its group), by kind, with RSS and PSS. Processes between
+ * Codex or a server and the supervisor are the containers' `unshare` and init processes.
+ */
 function countProcesses(stateDir, supervisorPid) {
+  const markers = readdirSync(join(stateDir, 'sessions')).map((id) => `CODEX_MMO_SESSION=${id}\0`);
+  const pids = readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number);
+  const parents = new Map(pids.map((pid) => [pid, parentOf(pid)]));
+  const descends = (pid) => {
+    for (let p = pid; p > 1; p = parents.get(p) ?? 0) if (p === supervisorPid) return true;
+    return false;
+  };
   const kinds = {};
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+  for (const pid of pids) {
     let environ = '';
     let cmdline = '';
     try {
@@ -75,25 +120,12 @@ function countProcesses(stateDir, supervisorPid) {
     } catch {
       continue;
     }
-    const mine = Number(pid) === supervisorPid || environ.includes(stateDir);
-    if (!mine) continue;
-    const kind =
-      Number(pid) === supervisorPid
-        ? 'supervisor'
-        : cmdline.includes('gateway connect')
-          ? 'relay'
-          : cmdline.includes('mesh serve')
-            ? 'mesh'
-            : cmdline.includes('echo-server')
-              ? 'server'
-              : /codex\.js/.test(cmdline)
-                ? 'launcher'
-                : /\/codex (exec|app-server)/.test(cmdline)
-                  ? 'codex'
-                  : 'other';
-    const entry = (kinds[kind] ??= { count: 0, rssKb: 0 });
+    if (!descends(pid) && !markers.some((m) => environ.includes(m))) continue;
+    const kind = kindOf(pid, cmdline, supervisorPid);
+    const entry = (kinds[kind] ??= { count: 0, rssKb: 0, pssKb: 0 });
     entry.count += 1;
     entry.rssKb += rssKb(pid);
+    entry.pssKb += pssKb(pid);
   }
   return kinds;
 }
@@ -204,8 +236,8 @@ ${grants('worker')}`,
   }
 }
 
-const OWN = ['supervisor', 'relay', 'mesh', 'launcher', 'other'];
-const own = (kinds) => OWN.reduce((sum, k) => sum + (kinds[k]?.rssKb ?? 0), 0);
+const OWN = ['supervisor', 'relay', 'mesh', 'launcher', 'container', 'other'];
+const own = (kinds, field = 'rssKb') => OWN.reduce((sum, k) => sum + (kinds[k]?.[field] ?? 0), 0);
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
 
 const alone = await session(0);
@@ -220,15 +252,16 @@ for (const [label, kinds] of [
   [`lead + ${WORKERS} workers`, team],
 ]) {
   console.log(`  ${label}:`);
-  for (const [kind, { count, rssKb: kb }] of Object.entries(kinds).sort()) {
+  for (const [kind, { count, rssKb: kb, pssKb: pss }] of Object.entries(kinds).sort()) {
     console.log(
-      `    ${kind.padEnd(11)} ${String(count).padStart(3)} processes  ${mb(kb).padStart(9)}`,
+      `    ${kind.padEnd(11)} ${String(count).padStart(3)} processes  RSS ${mb(kb).padStart(9)}  PSS ${mb(pss).padStart(9)}`,
     );
   }
 }
 const perProcess = (own(team) - own(alone)) / WORKERS;
+const perProcessPss = (own(team, 'pssKb') - own(alone, 'pssKb')) / WORKERS;
 console.log(
-  `  codex-mmo's own RSS per added Codex process: ${mb(perProcess)} (goal <= ${GOAL_MB} MB: ${perProcess / 1024 <= GOAL_MB ? 'met' : 'NOT met'}); the supervisor itself: ${mb(team.supervisor?.rssKb ?? 0)}`,
+  `  codex-mmo's own memory per added Codex process (its containers, and the supervisor's growth): RSS ${mb(perProcess)} (goal <= ${GOAL_MB} MB: ${perProcess / 1024 <= GOAL_MB ? 'met' : 'NOT met'}), PSS ${mb(perProcessPss)}; the supervisor itself: RSS ${mb(team.supervisor?.rssKb ?? 0)}`,
 );
 console.log(
   `  server processes: ${team.server?.count ?? 0} for ${WORKERS + 1} Codex processes x ${SERVERS} servers`,
