@@ -229,6 +229,9 @@ ${grants('worker')}`,
     }, 200);
     await exited;
     clearInterval(poll);
+    // what codex-mmo printed besides its result: a warning would show here
+    for (const line of stderr.split('\n').filter((l) => /warning/i.test(l)))
+      console.log(`  ${line}`);
     return counted;
   } finally {
     await model.close();

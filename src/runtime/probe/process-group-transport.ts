@@ -5,6 +5,7 @@
  * closed, SIGTERM, then SIGKILL after a grace period. A session's server runs in a container of
  * its own (`spawnContained`), so no process it starts outlives it, detached or not.
  */
+import { addProcessHook, removeProcessHook } from '../../foundation/process/process-hooks.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 
@@ -105,6 +106,7 @@ export class ProcessGroupTransport implements Transport {
   /** If codex-mmo itself exits, the server group goes with it. */
   private readonly exitHook = (): void => {
     this.killGroup('SIGKILL');
+    this.removeHooks();
   };
   /**
    * The server runs in its own session, so a Ctrl-C in the terminal does not reach it: on a
@@ -280,16 +282,16 @@ export class ProcessGroupTransport implements Transport {
   }
 
   private addHooks(): void {
-    process.once('exit', this.exitHook);
+    addProcessHook('exit', this.exitHook);
     // a contained server is a session's: the session stops it in order on a signal (requests
     // that come meanwhile are refused, not cut off), and its container ends with this process
     if (this.options.contained === true) return;
-    for (const signal of TERMINATING_SIGNALS) process.once(signal, this.signalHook);
+    for (const signal of TERMINATING_SIGNALS) addProcessHook(signal, this.signalHook);
   }
 
   private removeHooks(): void {
-    process.removeListener('exit', this.exitHook);
-    for (const signal of TERMINATING_SIGNALS) process.removeListener(signal, this.signalHook);
+    removeProcessHook('exit', this.exitHook);
+    for (const signal of TERMINATING_SIGNALS) removeProcessHook(signal, this.signalHook);
   }
 
   private killGroup(signal: NodeJS.Signals): void {
