@@ -1,8 +1,8 @@
 // Gateway benchmark, against real MCP servers (the echo-server fixture over stdio) and, for the
 // session figure, real Codex with a scripted local model (no network, no API key).
-// 1. Added latency of one `tools/call` through the gateway (MCP client → relay process → Unix
-//    socket → gateway → server and back) versus a direct stdio connection to the same server.
-//    Goal: under 2 ms median.
+// 1. Added latency of one `tools/call` through the gateway (MCP client → the gateway's loopback
+//    Streamable HTTP endpoint, as Codex reaches it in a session → server and back) versus a
+//    direct stdio connection to the same server. Goal: under 2 ms median.
 // 2. Server start-up to a first `tools/list` answer, direct versus through the gateway (what
 //    Codex waits for before a required server counts as ready).
 // 3. With BENCH_BASELINE_CLI=<dist/cli/main.js of a build without the gateway> (the same tree
@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { stringify } from 'smol-toml';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -54,6 +55,7 @@ const definition = {
   default_tools_approval_mode: 'approve',
 };
 const hub = await GatewayHub.start({
+  transport: 'http',
   socketPath: join(work, 'gateway.sock'),
   callsFile: join(work, 'calls.jsonl'),
   secrets: credentials.secretValues(),
@@ -71,11 +73,8 @@ const route = () =>
 async function connect(viaGateway) {
   const client = new Client({ name: 'bench', version: '1' }, { capabilities: {} });
   const transport = viaGateway
-    ? new StdioClientTransport({
-        command: process.execPath,
-        args: [cli, 'gateway', 'connect', '--socket', hub.socketPath, '--process', 'root'],
-        env: { PATH: process.env.PATH, T: route() },
-        stderr: 'ignore',
+    ? new StreamableHTTPClientTransport(new URL(hub.url), {
+        requestInit: { headers: { authorization: `Bearer ${route()}` } },
       })
     : new StdioClientTransport({
         command: process.execPath,
@@ -83,7 +82,6 @@ async function connect(viaGateway) {
         env: { PATH: process.env.PATH, BENCH_CRED: 'bench-secret-value-1234' },
         stderr: 'ignore',
       });
-  if (viaGateway) transport._serverParams.args.push('--server', 'echo', '--token-env', 'T');
   const started = performance.now();
   await client.connect(transport);
   await client.listTools();

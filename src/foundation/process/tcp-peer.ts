@@ -81,15 +81,34 @@ export type TcpPeer =
   | { readonly kind: 'gone' }
   | { readonly kind: 'unknown' };
 
+/** This process's descendants, from /proc/PID/task/TID/children (empty where unavailable). */
+export function descendants(root: number = process.pid): string[] {
+  const out: string[] = [];
+  const queue = [String(root)];
+  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
+    let tasks: string[];
+    try {
+      tasks = readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue;
+    }
+    for (const task of tasks) {
+      for (const child of readText(`/proc/${pid}/task/${task}/children`).split(' ')) {
+        if (child === '' || out.includes(child)) continue;
+        out.push(child);
+        queue.push(child);
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * Who holds the client end of the loopback connection from `clientPort` to our `serverPort`;
- * `candidates` (pids) are looked at first, then every process.
+ * this process's descendants (where a session's Codex runs) are looked at first, then every
+ * process.
  */
-export function tcpPeer(
-  serverPort: number,
-  clientPort: number,
-  candidates: readonly number[] = [],
-): TcpPeer {
+export function tcpPeer(serverPort: number, clientPort: number): TcpPeer {
   const v4 = readText('/proc/net/tcp');
   if (v4 === '') return { kind: 'unknown' };
   const entries = [...parseProcNetTcp(v4), ...parseProcNetTcp(readText('/proc/net/tcp6'))];
@@ -103,7 +122,7 @@ export function tcpPeer(
   } catch {
     return { kind: 'unknown' };
   }
-  const first = candidates.map(String);
+  const first = descendants();
   for (const pid of [...first, ...all.filter((p) => !first.includes(p))]) {
     if (!holdsSocket(pid, link)) continue;
     const start = processStart(Number(pid));

@@ -5,17 +5,14 @@
  * its routes are bound to, and within an MCP session of the same route; every refusal is
  * reported. Each MCP session is one MCP SDK server transport, handed to the gateway to serve.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 import { tcpPeer, type ProcessStamp, type TcpPeer } from '../../foundation/process/tcp-peer.js';
 import type { RouteKey } from './gateway-credentials.js';
-
-/** The largest request body accepted (a `tools/call` with its arguments). */
-export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+import { HttpSessionTransport, readJson } from './http-session.js';
 
 /** The path every route is served at; the token says which route. */
 export const MCP_PATH = '/mcp';
@@ -39,14 +36,14 @@ export interface HttpFrontOptions {
   /** Whether `peer` may use the routes of `process` (the first peer binds them). */
   admitPeer(process: string, peer: ProcessStamp | undefined): boolean;
   /** Serves a new MCP session of `route` on `transport` (started); false: the session is ending. */
-  open(route: RouteKey, transport: StreamableHTTPServerTransport): Promise<boolean>;
+  open(route: RouteKey, transport: Transport): Promise<boolean>;
   /** Every refused request, with the route when the token named one. */
   refused(route: RouteKey | undefined, why: FrontRefusal): void;
 }
 
 interface HttpSession {
   readonly key: string;
-  readonly transport: StreamableHTTPServerTransport;
+  readonly transport: HttpSessionTransport;
 }
 
 const STATUS: Record<FrontRefusal, number> = {
@@ -80,22 +77,6 @@ function isInitialize(body: unknown): boolean {
   );
 }
 
-/** The request's body as JSON; undefined when it is not JSON, 'too-large' past the limit. */
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) return 'too-large';
-    chunks.push(chunk);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 export class HttpFront {
   private readonly sessions = new Map<string, HttpSession>();
   private readonly peers = new WeakMap<Socket, TcpPeer>();
@@ -104,15 +85,11 @@ export class HttpFront {
   private constructor(
     private readonly server: Server,
     private readonly options: HttpFrontOptions,
-    private readonly Transport: typeof StreamableHTTPServerTransport,
   ) {}
 
   static async listen(options: HttpFrontOptions): Promise<HttpFront> {
-    // loaded when a gateway listens, not with the library: it sets up an HTTP adapter as it loads
-    const { StreamableHTTPServerTransport: Transport } =
-      await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
     const server = createServer();
-    const front = new HttpFront(server, options, Transport);
+    const front = new HttpFront(server, options);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       front.handle(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
@@ -208,7 +185,7 @@ export class HttpFront {
         this.refuse(res, route, 'unknown-session');
         return;
       }
-      return session.transport.handleRequest(req, res);
+      return session.transport.handle(req, res);
     }
     if (req.method !== 'POST') {
       this.refuse(res, route, 'unknown-session');
@@ -232,34 +209,25 @@ export class HttpFront {
     route: RouteKey,
     body: unknown,
   ): Promise<void> {
-    const key = keyOf(route);
-    const transport = new this.Transport({
-      sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (id) => {
-        this.sessions.set(id, { key, transport });
-      },
-    });
+    const transport = new HttpSessionTransport();
     if (!(await this.options.open(route, transport))) {
-      await transport.close().catch(() => undefined);
+      await transport.close();
       this.refuse(res, route, 'session-ended');
       return;
     }
+    const id = transport.sessionId;
+    this.sessions.set(id, { key: keyOf(route), transport });
     const served = transport.onclose;
     transport.onclose = () => {
-      const id = transport.sessionId;
-      if (id !== undefined) this.sessions.delete(id);
+      this.sessions.delete(id);
       served?.();
     };
-    await transport.handleRequest(req, res, body);
+    await transport.handle(req, res, body);
   }
 
   /** Ends every session and stops listening. */
   async close(): Promise<void> {
-    await Promise.all(
-      [...this.sessions.values()].map((session) =>
-        session.transport.close().catch(() => undefined),
-      ),
-    );
+    await Promise.all([...this.sessions.values()].map((session) => session.transport.close()));
     this.sessions.clear();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => {
