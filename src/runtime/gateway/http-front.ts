@@ -3,7 +3,7 @@
  * `http://127.0.0.1:PORT/mcp` with the route's bearer token, so no process runs per server. A
  * request is admitted only with a loopback Host and Origin, a known token, from the Codex process
  * its routes are bound to, and within an MCP session of the same route; every refusal is
- * reported. Each MCP session is one MCP SDK server transport, handed to the gateway to serve.
+ * reported. Each MCP session is one `HttpSessionTransport`, handed to the gateway to serve.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

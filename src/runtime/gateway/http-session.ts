@@ -59,23 +59,39 @@ export class HttpSessionTransport implements Transport {
 
   /** A request of this session (its id already checked); `body` when already read. */
   async handle(req: IncomingMessage, res: ServerResponse, body?: unknown): Promise<void> {
-    if (this.closed) { rpcError(res, 404, 'the session has ended'); return; }
+    if (this.closed) {
+      rpcError(res, 404, 'the session has ended');
+      return;
+    }
     if (req.method === 'DELETE') {
       res.writeHead(200).end();
       await this.close();
       return;
     }
-    if (req.method === 'GET') { this.openStream(req, res); return; }
-    if (req.method !== 'POST') { rpcError(res, 405, 'POST, GET or DELETE'); return; }
+    if (req.method === 'GET') {
+      this.openStream(req, res);
+      return;
+    }
+    if (req.method !== 'POST') {
+      rpcError(res, 405, 'POST, GET or DELETE');
+      return;
+    }
     const message = body ?? (await readJson(req));
-    if (message === 'too-large') { rpcError(res, 413, 'the request is too large'); return; }
+    if (message === 'too-large') {
+      rpcError(res, 413, 'the request is too large');
+      return;
+    }
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      rpcError(res, 400, 'send one JSON-RPC message per request'); return;
+      rpcError(res, 400, 'send one JSON-RPC message per request');
+      return;
     }
     const m = message as Record<string, unknown>;
     const id = idOf(m);
     if (typeof m.method === 'string' && id !== undefined) {
-      if (this.waiting.has(id)) { rpcError(res, 409, 'a request with this id is pending'); return; }
+      if (this.waiting.has(id)) {
+        rpcError(res, 409, 'a request with this id is pending');
+        return;
+      }
       this.waiting.set(id, res);
       res.on('close', () => {
         if (this.waiting.get(id) === res) this.waiting.delete(id);
@@ -88,9 +104,13 @@ export class HttpSessionTransport implements Transport {
 
   private openStream(req: IncomingMessage, res: ServerResponse): void {
     if (!(req.headers.accept ?? '').includes('text/event-stream')) {
-      rpcError(res, 406, 'a GET must accept text/event-stream'); return;
+      rpcError(res, 406, 'a GET must accept text/event-stream');
+      return;
     }
-    if (this.stream !== undefined) { rpcError(res, 409, 'the event stream is already open'); return; }
+    if (this.stream !== undefined) {
+      rpcError(res, 409, 'the event stream is already open');
+      return;
+    }
     res.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',

@@ -1,9 +1,10 @@
 /**
  * The gateway as a session uses it: one `GatewayHub` per session, and for each Codex process
  * (session root or participant) its routes — every server of the process with the root role's
- * granted tools and the snapshot's pins — its relay home, and the environment Codex gets: the
- * built one minus every Tool MCP credential, plus the process's relay tokens. The servers
- * themselves are started by the hub with the credentials; Codex never holds one.
+ * granted tools and the snapshot's pins — and its `mmo_mesh` route, its home pointed at the
+ * gateway, and the environment Codex gets: the built one minus every Tool MCP credential, plus
+ * the process's gateway tokens. The servers themselves are started by the hub with the
+ * credentials; Codex never holds one.
  */
 import type { MeshLaunch, RenderedHome } from '../../config/compile/types.js';
 import type { Diagnostic } from '../../foundation/diagnostics/diagnostic.js';

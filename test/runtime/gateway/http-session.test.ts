@@ -77,7 +77,7 @@ describe('an HTTP session', () => {
     expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(409);
     await transport.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     const reader = stream.body?.getReader();
-    const chunk = await reader?.read();
+    const chunk = (await reader?.read()) as { value?: Uint8Array } | undefined;
     expect(new TextDecoder().decode(chunk?.value)).toBe(
       'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n',
     );

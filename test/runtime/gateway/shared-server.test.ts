@@ -79,7 +79,7 @@ const pids = (): number[] =>
 function running(): number {
   let count = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let cmdline = '';
+    let cmdline: string;
     try {
       cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {
@@ -110,7 +110,7 @@ afterAll(async () => {
 });
 
 describe('a shared server', () => {
-  it('runs one instance, initialized once, for both processes', async () => {
+  it('runs one instance, initialized once, for both processes', () => {
     expect(pids()).toHaveLength(1);
     const methods = readFileSync(join(root, 'methods.jsonl'), 'utf8');
     expect(methods.match(/"method":"initialize"/g)).toHaveLength(1);
@@ -128,13 +128,14 @@ describe('a shared server', () => {
 
   it('answers concurrent calls with the same request ids to the process that made each', async () => {
     const { lead, worker } = clients;
+    if (lead === undefined || worker === undefined) throw new Error('no clients');
     const answers = await Promise.all(
       ['a', 'b', 'c'].flatMap((k) => [
-        lead?.callTool({ name: 'echo', arguments: { text: `lead-${k}` } }),
-        worker?.callTool({ name: 'echo', arguments: { text: `worker-${k}` } }),
+        lead.callTool({ name: 'echo', arguments: { text: `lead-${k}` } }),
+        worker.callTool({ name: 'echo', arguments: { text: `worker-${k}` } }),
       ]),
     );
-    const texts = answers.map((a) => JSON.stringify(a?.content));
+    const texts = answers.map((a) => JSON.stringify(a.content));
     ['a', 'b', 'c'].forEach((k, i) => {
       expect(texts[2 * i]).toContain(`lead-${k}`);
       expect(texts[2 * i]).not.toContain('worker-');
