@@ -1,7 +1,7 @@
 /**
  * One MCP session over loopback HTTP on plain node:http: a request is answered with the response
  * of its id as JSON, a notification gets 202, what the server sends unasked goes on the GET event
- * stream, a batch, a second stream, a GET that does not accept events and a duplicate pending id
+ * stream (kept until the stream opens), a batch, a second stream, a GET that does not accept events and a duplicate pending id
  * are refused, and DELETE ends the session.
  */
 import { createServer, type Server } from 'node:http';
@@ -70,16 +70,23 @@ describe('an HTTP session', () => {
     expect(await (await slow).json()).toEqual({ jsonrpc: '2.0', id: 9, result: { done: true } });
   });
 
-  it('sends what the server says unasked on the one event stream', async () => {
+  it('sends what the server says unasked on the one event stream, kept until it opens', async () => {
     expect((await fetch(url)).status).toBe(406);
+    // sent before the client opened its stream: delivered when it does
+    await transport.send({ jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: {} });
     const stream = await fetch(url, { headers: { accept: 'text/event-stream' } });
     expect(stream.status).toBe(200);
     expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(409);
     await transport.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     const reader = stream.body?.getReader();
-    const chunk = (await reader?.read()) as { value?: Uint8Array } | undefined;
-    expect(new TextDecoder().decode(chunk?.value)).toBe(
-      'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n',
+    let text = '';
+    while (!text.includes('list_changed')) {
+      const chunk = (await reader?.read()) as { value?: Uint8Array } | undefined;
+      text += new TextDecoder().decode(chunk?.value);
+    }
+    expect(text).toBe(
+      'event: message\ndata: {"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{}}\n\n' +
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n',
     );
     await reader?.cancel();
   });
