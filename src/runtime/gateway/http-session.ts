@@ -1,15 +1,20 @@
 /**
  * One MCP session of the gateway's loopback Streamable HTTP front, as an MCP SDK `Transport` on
  * plain node:http (the SDK's server transport goes through web streams and an adapter, which
- * tripled the added latency of a call): a POSTed request is answered with the JSON response of
- * the same id, a notification or response gets 202, a GET opens the one event stream for what the
- * server sends unasked, and DELETE ends the session. Batches are refused.
+ * doubled the added latency of a call): a POSTed request is answered on an event stream of its
+ * own that ends with its response (Codex 0.149 leaves a server's request unread while it waits
+ * for a plain JSON answer), a notification or response gets 202, a GET opens the one event stream
+ * for what the server sends unasked (kept until the client opens it, or reopens it), and DELETE
+ * ends the session. Batches are refused.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** Messages kept for an event stream the client has not opened yet (the oldest go first). */
+export const MAX_HELD_EVENTS = 256;
 
 /** The largest request body accepted (a `tools/call` with its arguments). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -37,6 +42,10 @@ function idOf(message: Record<string, unknown>): Id | undefined {
   return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
+function event(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
 function rpcError(res: ServerResponse, status: number, message: string): void {
   res
     .writeHead(status, { 'content-type': 'application/json' })
@@ -51,6 +60,8 @@ export class HttpSessionTransport implements Transport {
   /** POSTed requests waiting for their response, by id. */
   private readonly waiting = new Map<Id, ServerResponse>();
   private stream: ServerResponse | undefined;
+  /** What the server sent unasked while no event stream was open. */
+  private held: string[] = [];
   private closed = false;
 
   start(): Promise<void> {
@@ -93,6 +104,8 @@ export class HttpSessionTransport implements Transport {
         return;
       }
       this.waiting.set(id, res);
+      res.writeHead(200, this.eventHeaders());
+      res.flushHeaders();
       res.on('close', () => {
         if (this.waiting.get(id) === res) this.waiting.delete(id);
       });
@@ -111,16 +124,22 @@ export class HttpSessionTransport implements Transport {
       rpcError(res, 409, 'the event stream is already open');
       return;
     }
-    res.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      'mcp-session-id': this.sessionId,
-    });
+    res.writeHead(200, this.eventHeaders());
     res.flushHeaders();
     this.stream = res;
+    for (const held of this.held) res.write(held);
+    this.held = [];
     res.on('close', () => {
       if (this.stream === res) this.stream = undefined;
     });
+  }
+
+  private eventHeaders(): Record<string, string> {
+    return {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      'mcp-session-id': this.sessionId,
+    };
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -131,23 +150,27 @@ export class HttpSessionTransport implements Transport {
       const res = this.waiting.get(id);
       if (res === undefined) return Promise.resolve();
       this.waiting.delete(id);
-      res
-        .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': this.sessionId })
-        .end(JSON.stringify(message));
+      res.end(event(message));
       return Promise.resolve();
     }
-    // what the server sends unasked goes on the event stream, when the client keeps one open
-    this.stream?.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    // what the server sends unasked goes on the event stream, or waits for the client to open it
+    if (this.stream !== undefined) {
+      this.stream.write(event(message));
+    } else {
+      this.held.push(event(message));
+      if (this.held.length > MAX_HELD_EVENTS) this.held.shift();
+    }
     return Promise.resolve();
   }
 
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
     this.closed = true;
-    for (const res of this.waiting.values()) rpcError(res, 404, 'the session has ended');
+    for (const res of this.waiting.values()) res.end();
     this.waiting.clear();
     this.stream?.end();
     this.stream = undefined;
+    this.held = [];
     this.onclose?.();
     return Promise.resolve();
   }

@@ -1,7 +1,7 @@
 /**
- * One MCP session over loopback HTTP on plain node:http: a request is answered with the response
- * of its id as JSON, a notification gets 202, what the server sends unasked goes on the GET event
- * stream, a batch, a second stream, a GET that does not accept events and a duplicate pending id
+ * One MCP session over loopback HTTP on plain node:http: a request is answered on an event stream
+ * of its own that ends with the response of its id, a notification gets 202, what the server sends unasked goes on the GET event
+ * stream (kept until the stream opens), a batch, a second stream, a GET that does not accept events and a duplicate pending id
  * are refused, and DELETE ends the session.
  */
 import { createServer, type Server } from 'node:http';
@@ -17,6 +17,13 @@ let url: string;
 const transport = new HttpSessionTransport();
 const received: JSONRPCMessage[] = [];
 let closed = false;
+
+/** The one message of a request's event stream. */
+async function answer(res: Response): Promise<unknown> {
+  const text = await res.text();
+  expect(text).toMatch(/^event: message\ndata: .*\n\n$/);
+  return JSON.parse(text.slice('event: message\ndata: '.length)) as unknown;
+}
 
 const post = (body: unknown): Promise<Response> =>
   fetch(url, {
@@ -49,12 +56,12 @@ afterAll(() => {
 });
 
 describe('an HTTP session', () => {
-  it('answers a request with its own response, as JSON, naming the session', async () => {
+  it('answers a request on its own event stream, naming the session', async () => {
     const res = await post({ jsonrpc: '2.0', id: 7, method: 'ping' });
     expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
     expect(res.headers.get('mcp-session-id')).toBe(transport.sessionId);
-    expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
+    expect(await answer(res)).toEqual({ jsonrpc: '2.0', id: 7, result: {} });
   });
 
   it('accepts a notification with 202 and refuses a batch and a duplicate pending id', async () => {
@@ -67,19 +74,26 @@ describe('an HTTP session', () => {
     await new Promise((r) => setTimeout(r, 100));
     expect((await post({ jsonrpc: '2.0', id: 9, method: 'slow' })).status).toBe(409);
     await transport.send({ jsonrpc: '2.0', id: 9, result: { done: true } });
-    expect(await (await slow).json()).toEqual({ jsonrpc: '2.0', id: 9, result: { done: true } });
+    expect(await answer(await slow)).toEqual({ jsonrpc: '2.0', id: 9, result: { done: true } });
   });
 
-  it('sends what the server says unasked on the one event stream', async () => {
+  it('sends what the server says unasked on the one event stream, kept until it opens', async () => {
     expect((await fetch(url)).status).toBe(406);
+    // sent before the client opened its stream: delivered when it does
+    await transport.send({ jsonrpc: '2.0', id: 0, method: 'elicitation/create', params: {} });
     const stream = await fetch(url, { headers: { accept: 'text/event-stream' } });
     expect(stream.status).toBe(200);
     expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(409);
     await transport.send({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     const reader = stream.body?.getReader();
-    const chunk = (await reader?.read()) as { value?: Uint8Array } | undefined;
-    expect(new TextDecoder().decode(chunk?.value)).toBe(
-      'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n',
+    let text = '';
+    while (!text.includes('list_changed')) {
+      const chunk = (await reader?.read()) as { value?: Uint8Array } | undefined;
+      text += new TextDecoder().decode(chunk?.value);
+    }
+    expect(text).toBe(
+      'event: message\ndata: {"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{}}\n\n' +
+        'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n',
     );
     await reader?.cancel();
   });
