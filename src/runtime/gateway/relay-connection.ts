@@ -359,10 +359,13 @@ export class RelayConnection {
   private toServer(message: JSONRPCMessage): void {
     const upstream = this.upstream;
     if (upstream === undefined) return;
-    upstream.transport.send(message).catch((error: unknown) => {
+    upstream.transport.send(message).catch(async (error: unknown) => {
       const m = message as Record<string, unknown>;
       const id = idOf(m);
       if (id === undefined || typeof m.method !== 'string') return;
+      // a stdio server that ends as it starts broke the pipe: its exit and stderr say why, and
+      // the connection answers its handshake with them once it sees the server gone
+      if (!this.initialized && upstream.stdio !== undefined && (await endsSoon(upstream))) return;
       this.finishCall(id, 'error', 'rpc-error');
       // a request that fails later is that request's error, not the server's failure
       if (!this.initialized) this.tellFailure('start', withCause(error), '');
@@ -484,6 +487,14 @@ export class RelayConnection {
     const stderr = upstream.stderrText();
     if (stderr !== '') this.shared.stderr(this.route, maskSecrets(stderr, this.secrets()));
   }
+}
+
+/** Whether the server's process ends within a second. */
+async function endsSoon(upstream: Upstream): Promise<boolean> {
+  for (let waited = 0; waited < 1000 && upstream.alive(); waited += 20) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return !upstream.alive();
 }
 
 /** A request's params without `_meta` (what Codex adds), as recorded. */
