@@ -82,7 +82,7 @@ export type TcpPeer =
   | { readonly kind: 'unknown' };
 
 /** This process's descendants, from /proc/PID/task/TID/children (empty where unavailable). */
-export function descendants(root: number = process.pid): string[] {
+function descendants(root: number = process.pid): string[] {
   const out: string[] = [];
   const queue = [String(root)];
   for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {

@@ -1,7 +1,8 @@
 /**
  * Bearer tokens of the gateway's HTTP routes: one random token per Codex process and Tool MCP
- * server (and a process's mesh credential for its `mmo_mesh` route), known only to the gateway's memory (by SHA-256 digest, looked up by digest so no
- * comparison depends on the token's characters) and to that process's environment.
+ * server (and a process's mesh credential for its `mmo_mesh` route), known only to the gateway's
+ * memory (by SHA-256 digest, looked up by digest so no comparison depends on the token's
+ * characters) and to that process's environment.
  */
 import { createHash, randomBytes } from 'node:crypto';
 
@@ -9,6 +10,10 @@ import type { RouteKey } from './gateway-credentials.js';
 
 function digest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+function keyOf(route: RouteKey): string {
+  return `${route.process}\u0000${route.server}`;
 }
 
 export class HttpTokens {
@@ -19,21 +24,18 @@ export class HttpTokens {
 
   /** A fresh token for `route` (32 random bytes, base64url), replacing an earlier one. */
   issue(route: RouteKey): string {
-    const key = `${route.process}\u0000${route.server}`;
-    const earlier = this.byRoute.get(key);
-    if (earlier !== undefined) this.live.delete(earlier);
     const token = randomBytes(32).toString('base64url');
-    const hashed = digest(token);
-    this.live.set(hashed, route);
-    this.byRoute.set(key, hashed);
+    this.register(token, route);
     return token;
   }
 
-  /** Registers a token made elsewhere (a process's mesh credential) for `route`. */
+  /** Registers `token` for `route` (a process's mesh credential is made elsewhere). */
   register(token: string, route: RouteKey): void {
+    const earlier = this.byRoute.get(keyOf(route));
+    if (earlier !== undefined) this.live.delete(earlier);
     const hashed = digest(token);
     this.live.set(hashed, route);
-    this.byRoute.set(`${route.process}\u0000${route.server}`, hashed);
+    this.byRoute.set(keyOf(route), hashed);
   }
 
   /** The route `token` opens, or undefined. */
@@ -52,7 +54,7 @@ export class HttpTokens {
       if (route.process !== process) continue;
       this.live.delete(hashed);
       this.ended.add(hashed);
-      this.byRoute.delete(`${route.process}\u0000${route.server}`);
+      this.byRoute.delete(keyOf(route));
     }
   }
 }

@@ -104,11 +104,6 @@ export class SharedServer {
 
   constructor(private readonly host: SharedServerHost) {}
 
-  /** Views open now. */
-  get size(): number {
-    return this.views.size;
-  }
-
   /** Starts the server ahead of its first connection. */
   warm(): void {
     void this.launch().catch(() => undefined);
