@@ -1,10 +1,14 @@
 /**
  * A gateway token used by someone other than the Codex process it was given to: the gateway's
  * loopback URL read from a session's rendered Codex homes, and an MCP `initialize` sent to it
- * with the token from this (test) process, as a shell that read Codex's /proc would.
+ * with the token from this (test) process, as a shell that read Codex's /proc would; and an MCP
+ * SDK client connected with a token, standing where Codex stands.
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 /** The gateway URL in the first rendered home of the session under `sessionsDir`. */
 export async function gatewayUrl(sessionsDir: string): Promise<string | undefined> {
@@ -45,4 +49,15 @@ export async function tryToken(url: string, token: string): Promise<HttpAttempt>
     }),
   });
   return { status: response.status, body: await response.text() };
+}
+
+/** An MCP SDK client connected to the gateway at `url` with `token` as bearer. */
+export async function connectWithToken(url: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'codex-stand-in', version: '1' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
 }

@@ -111,8 +111,10 @@ function descendants(root: number = process.pid): string[] {
 export function tcpPeer(serverPort: number, clientPort: number): TcpPeer {
   const v4 = readText('/proc/net/tcp');
   if (v4 === '') return { kind: 'unknown' };
-  const entries = [...parseProcNetTcp(v4), ...parseProcNetTcp(readText('/proc/net/tcp6'))];
-  const entry = entries.find((e) => e.localPort === clientPort && e.remotePort === serverPort);
+  const match = (e: TcpEntry): boolean => e.localPort === clientPort && e.remotePort === serverPort;
+  // an IPv6 client socket reaching 127.0.0.1 is listed in tcp6: read it only when tcp has none
+  const entry =
+    parseProcNetTcp(v4).find(match) ?? parseProcNetTcp(readText('/proc/net/tcp6')).find(match);
   // a closed client end has no inode (it is left out) or no entry at all
   if (entry === undefined) return { kind: 'gone' };
   const link = `socket:[${String(entry.inode)}]`;

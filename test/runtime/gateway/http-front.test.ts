@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { join } from 'node:path';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -19,7 +19,7 @@ import { GatewayHub } from '../../../src/runtime/gateway/gateway-hub.js';
 import type { Route } from '../../../src/runtime/gateway/relay-connection.js';
 import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
 import type { ServerDefinition } from '../../../src/config/registry/types.js';
-import { tryToken } from '../../support/stolen-token.js';
+import { connectWithToken, tryToken } from '../../support/stolen-token.js';
 import { tmpDir } from '../../support/tmp.js';
 import { ECHO_SERVER } from '../../support/world.js';
 
@@ -61,14 +61,8 @@ function route(process: string, server: string, allowed: string[]): Route {
   };
 }
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'codex-stand-in', version: '1' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(url), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
+function connect(token: string): Promise<Client> {
+  return connectWithToken(url, token);
 }
 
 /** A POST with the root's token and `host` as the Host header (which fetch does not let set). */

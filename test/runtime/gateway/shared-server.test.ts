@@ -8,8 +8,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { readCalls } from '../../../src/runtime/gateway/call-log.js';
@@ -17,6 +16,7 @@ import { GatewayHub } from '../../../src/runtime/gateway/gateway-hub.js';
 import type { Route } from '../../../src/runtime/gateway/relay-connection.js';
 import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
 import type { ServerDefinition } from '../../../src/config/registry/types.js';
+import { connectWithToken } from '../../support/stolen-token.js';
 import { tmpDir } from '../../support/tmp.js';
 import { ECHO_SERVER, waitFor } from '../../support/world.js';
 
@@ -59,14 +59,8 @@ function route(process: string, allowed: string[]): Route {
   };
 }
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client({ name: 'codex-stand-in', version: '1' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(hub.url ?? ''), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
-  return client;
+function connect(token: string): Promise<Client> {
+  return connectWithToken(hub.url ?? '', token);
 }
 
 const pids = (): number[] =>
