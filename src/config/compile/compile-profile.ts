@@ -92,7 +92,7 @@ export async function compileProfile(request: CompileRequest): Promise<CompileRe
     if (hasErrors(found)) return { created: false, diagnostics };
   }
   const { definitions } = registryInputs(registry);
-  const snapshot = buildSnapshot(pack, definitions, base.base, lock.pins);
+  const snapshot = buildSnapshot(pack, definitions, base.base, lock.pins, lock.leases);
   const { stored, created } = await storeSnapshot(dirs.dataDir, snapshot);
   return { stored, created, plan: resolved.plan, diagnostics };
 }

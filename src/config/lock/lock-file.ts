@@ -13,9 +13,10 @@ import { IoError, describeError } from '../../foundation/errors.js';
 import { writeFileAtomic } from '../../foundation/paths/atomic-write.js';
 import { configFiles } from '../../foundation/paths/directories.js';
 import { formatBytes, readConfigFile } from '../registry/read-config-file.js';
-import type { ToolPin } from '../snapshot/types.js';
+import type { ServerLease, ToolPin } from '../snapshot/types.js';
 import {
   EMPTY_LOCK,
+  leasesOf,
   parseLock,
   pinsOf,
   renderLock,
@@ -62,14 +63,20 @@ export async function readLockFile(configDir: string): Promise<LockFileContents>
 }
 
 /**
- * The pinned tool digests of every server in `<configDir>/tool-mcp.lock` (a missing lock file
- * means no pins), with any problem reading or parsing it as diagnostics.
+ * The pinned tool digests and leases of every server in `<configDir>/tool-mcp.lock` (a missing
+ * lock file means no pins), with any problem reading or parsing it as diagnostics.
  */
-export async function readLock(
-  configDir: string,
-): Promise<{ pins: Record<string, ToolPin[]>; diagnostics: Diagnostic[] }> {
+export async function readLock(configDir: string): Promise<{
+  pins: Record<string, ToolPin[]>;
+  leases: Record<string, ServerLease>;
+  diagnostics: Diagnostic[];
+}> {
   const contents = await readLockFile(configDir);
-  return { pins: pinsOf(contents.lock), diagnostics: contents.diagnostics };
+  return {
+    pins: pinsOf(contents.lock),
+    leases: leasesOf(contents.lock),
+    diagnostics: contents.diagnostics,
+  };
 }
 
 /** Writes the whole lock atomically (temp file + fsync + rename). Throws IoError on failure. */

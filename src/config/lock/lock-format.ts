@@ -7,7 +7,8 @@ import { stringify } from 'smol-toml';
 
 import { diagnostic, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import type { Transport } from '../registry/types.js';
-import type { ToolPin } from '../snapshot/types.js';
+import type { ServerLease, ToolPin } from '../snapshot/types.js';
+import { parseLease, renderLease } from './lock-lease.js';
 import {
   keyLocation,
   type KeyPath,
@@ -64,6 +65,8 @@ export interface ServerPin {
   readonly offeredTools?: readonly string[];
   /** Sorted by name. */
   readonly tools: readonly PinnedTool[];
+  /** What answers the server's `initialize` and `tools/list` until it is first used. */
+  readonly lease?: ServerLease;
 }
 
 export interface ToolLock {
@@ -96,6 +99,7 @@ const SERVER_KEYS = new Set([
   'definition',
   'offered_tools',
   'tools',
+  'lease',
 ]);
 const TOOL_KEYS = new Set([
   'digest',
@@ -180,6 +184,7 @@ export function parseLock(bytes: Uint8Array, file: string): ParsedLock {
       definition?: DefinitionIdentity;
       offeredTools?: string[];
       tools: PinnedTool[];
+      lease?: ServerLease;
     } = { server: id, tools: [] };
     let ok = true;
     const text = (key: string): string | undefined => {
@@ -249,9 +254,41 @@ export function parseLock(bytes: Uint8Array, file: string): ParsedLock {
       if (tool === undefined) ok = false;
       else server.tools.push(tool);
     }
+    const lease = leaseOf(entry.lease, server.protocolVersion, id, base, at);
+    if (lease !== undefined) server.lease = lease;
     if (ok) servers[id] = server;
   }
   return { lock: { servers }, usable: true, positions, diagnostics };
+}
+
+/** A server's lease; a broken one is left out with a warning (the pin itself still holds). */
+function leaseOf(
+  value: unknown,
+  protocolVersion: string | undefined,
+  id: string,
+  base: KeyPath,
+  at: (path: KeyPath, code: string, message: string, severity: 'error' | 'warning') => void,
+): ServerLease | undefined {
+  if (value === undefined) return undefined;
+  const lease = parseLease(value, protocolVersion);
+  const path: KeyPath = [
+    ...base,
+    'lease',
+    ...(lease.ok || lease.key === undefined ? [] : [lease.key]),
+  ];
+  if (!lease.ok) {
+    at(
+      path,
+      'lock-file-invalid',
+      `${lease.reason}; the lease is ignored and '${id}' starts with each session; run \`codex-mmo tool-mcp pin ${id}\` to record it again`,
+      'warning',
+    );
+    return undefined;
+  }
+  for (const key of lease.unknownKeys) {
+    at([...path, key], 'lock-file-unknown-key', `unknown key '${key}' is ignored`, 'warning');
+  }
+  return lease.lease;
 }
 
 function isStrings(value: unknown): value is string[] {
@@ -356,6 +393,16 @@ export function pinsOf(lock: ToolLock): Record<string, ToolPin[]> {
   return out;
 }
 
+/** The leases of every server whose pin recorded one. */
+export function leasesOf(lock: ToolLock): Record<string, ServerLease> {
+  const out = emptyRecord<ServerLease>();
+  for (const id of Object.keys(lock.servers).sort(compareBytewise)) {
+    const lease = lock.servers[id]?.lease;
+    if (lease !== undefined) out[id] = lease;
+  }
+  return out;
+}
+
 /** The lock with one server's pin replaced (or added); other servers are kept as they are. */
 export function withServerPin(lock: ToolLock, pin: ServerPin): ToolLock {
   return { servers: Object.assign(emptyRecord<ServerPin>(), lock.servers, { [pin.server]: pin }) };
@@ -391,6 +438,7 @@ export function renderLock(lock: ToolLock): string {
       tools[tool.name] = t;
     }
     table.tools = tools;
+    if (server.lease !== undefined) table.lease = renderLease(server.lease);
     servers[id] = table;
   }
   return `${LOCK_HEADER}\n${stringify({ lock_version: LOCK_VERSION, servers })}`;

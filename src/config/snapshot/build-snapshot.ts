@@ -1,7 +1,7 @@
 /**
  * Builds the immutable snapshot of a profile (docs/design.md §5): the normalised profile with its
  * instruction text, the normalised definitions of the servers it grants (paths kept as written),
- * the operator's base Codex settings and the tool pins of the granted servers. Pure.
+ * the operator's base Codex settings and the tool pins and leases of the granted servers. Pure.
  */
 
 import { grantedServers } from '../profile/resolve-plan.js';
@@ -9,7 +9,7 @@ import type { ProfileData, RoleSpec } from '../profile/types.js';
 import { REGISTRY_SCHEMA_VERSION, type ServerDefinition } from '../registry/types.js';
 import type { TomlTable } from '../../foundation/toml/parse-toml.js';
 import { canonicalJson, sha256Hex } from './canonical-json.js';
-import { SNAPSHOT_FORMAT, type Snapshot, type ToolPin } from './types.js';
+import { SNAPSHOT_FORMAT, type ServerLease, type Snapshot, type ToolPin } from './types.js';
 import { emptyRecord, ownValue } from '../registry/own-record.js';
 
 /** Deep copy of plain data, dropping anything JSON cannot hold (class instances stay out). */
@@ -42,9 +42,11 @@ export function buildSnapshot(
   servers: ReadonlyMap<string, ServerDefinition>,
   base: TomlTable,
   pins: Readonly<Record<string, readonly ToolPin[]>>,
+  leases: Readonly<Record<string, ServerLease>> = {},
 ): Snapshot {
   const kept = emptyRecord<ServerDefinition>();
   const keptPins = emptyRecord<ToolPin[]>();
+  const keptLeases = emptyRecord<ServerLease>();
   for (const id of grantedServers(profile)) {
     const definition = servers.get(id);
     if (definition === undefined) continue;
@@ -54,6 +56,9 @@ export function buildSnapshot(
       keptPins[id] = serverPins
         .map((pin) => ({ name: pin.name, digest: pin.digest }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      // a lease only with the pin it was recorded with
+      const lease = ownValue(leases, id);
+      if (lease !== undefined) keptLeases[id] = plain(lease);
     }
   }
   const snapshot: Snapshot = {
@@ -63,6 +68,7 @@ export function buildSnapshot(
     servers: kept,
     base: plain(base),
     pins: keptPins,
+    ...(Object.keys(keptLeases).length > 0 ? { leases: keptLeases } : {}),
   };
   // in canonical key order, so a fresh snapshot and one read back from the store are identical
   return JSON.parse(canonicalJson(snapshot)) as Snapshot;

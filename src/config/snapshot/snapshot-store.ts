@@ -244,6 +244,7 @@ function shapeProblem(value: unknown): string | undefined {
   for (const key of ['profile', 'servers', 'base', 'pins'] as const) {
     if (!isRecord(value[key])) return `its '${key}' is not an object`;
   }
+  if (value.leases !== undefined && !isRecord(value.leases)) return "its 'leases' is not an object";
   const profile = value.profile as Record<string, unknown>;
   if (typeof profile.name !== 'string' || typeof profile.root !== 'string') {
     return 'its profile has no name or root';

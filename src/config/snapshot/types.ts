@@ -15,6 +15,23 @@ export interface ToolPin {
   readonly digest: string;
 }
 
+/**
+ * What a pinned server answered at its pin, enough for the gateway to answer a Codex process's
+ * `initialize` and `tools/list` itself and start the server only when something else is asked
+ * (a lease). Recorded by `tool-mcp pin` beside the tool digests; JSON objects as the server sent
+ * them, credential values never among them.
+ */
+export interface ServerLease {
+  readonly protocol_version: string;
+  /** The `serverInfo` of the server's `initialize` answer. */
+  readonly server_info: Readonly<Record<string, unknown>>;
+  /** The `capabilities` of the server's `initialize` answer. */
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly instructions?: string;
+  /** The pinned tools, each exactly as the server listed it, sorted by name. */
+  readonly tools: readonly Readonly<Record<string, unknown>>[];
+}
+
 export interface Snapshot {
   readonly format: typeof SNAPSHOT_FORMAT;
   /** The schema version of the definitions it holds. */
@@ -26,6 +43,8 @@ export interface Snapshot {
   readonly base: TomlTable;
   /** Pinned tool surfaces of the granted servers that have a pin, by server ID. */
   readonly pins: Readonly<Record<string, readonly ToolPin[]>>;
+  /** Leases of the pinned servers whose pin recorded one, by server ID (absent when none). */
+  readonly leases?: Readonly<Record<string, ServerLease>>;
 }
 
 export interface StoredSnapshot {

@@ -48,6 +48,11 @@ import { callerRole, type Route } from './route.js';
 import { stderrLines, withCause, type ServerFailure } from './server-failure.js';
 import { filterToolList, type DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from '../probe/upstream.js';
+import { DEFAULT_STARTUP_TIMEOUT_SEC } from '../probe/launch-plan.js';
+import { leaseHandshake, leaseInitializeResult } from './lease.js';
+
+/** Requests a lease answers while its server has not started. */
+const LEASE_ANSWERS = new Set(['initialize', 'ping', 'tools/list']);
 
 export type { Route, ThreadAttribution, ThreadGate } from './route.js';
 export { refusal } from './relay-messages.js';
@@ -98,6 +103,17 @@ export class RelayConnection {
   /** Requests of the server passed to Codex and not answered yet, by id. */
   private readonly serverRequests = new Map<Id, string>();
   private closed = false;
+  /**
+   * A leased route's state: `idle` while the lease answers the handshake, `starting` while the
+   * server starts on first use (Codex's messages are held meanwhile), `off` otherwise.
+   */
+  private lease: 'idle' | 'starting' | 'off';
+  /** A leased server between its start and the end of its handshake. */
+  private handshaking: Upstream | undefined;
+  /** Codex's messages held while a leased server starts, as received. */
+  private held: unknown[] = [];
+  /** The params of Codex's `initialize`, repeated to a leased server when it starts. */
+  private clientInit: unknown;
   /** Whether the server answered its `initialize` (a failure before that is a start failure). */
   private initialized = false;
   private reported = false;
@@ -112,21 +128,28 @@ export class RelayConnection {
     channel.onClose(() => {
       void this.close();
     });
-    void this.start();
+    this.lease = route.lease !== undefined && prestarted === undefined ? 'idle' : 'off';
+    if (this.lease === 'off') void this.start();
   }
 
   private async start(): Promise<void> {
+    const upstream = await this.launch();
+    if (upstream !== undefined) this.attach(upstream);
+  }
+
+  /** Starts the route's server; undefined (the failure told and answered) when it cannot. */
+  private async launch(): Promise<Upstream | undefined> {
     let upstream: Upstream;
     try {
       upstream = await (this.prestarted ?? startUpstream(this.route.definition, this.route.launch));
     } catch (error) {
       this.tellFailure('start', describeError(error), '');
       this.fail(`server '${this.route.server}' could not start: ${describeError(error)}`);
-      return;
+      return undefined;
     }
     if (this.closed) {
       await upstream.stop();
-      return;
+      return undefined;
     }
     if (!upstream.alive()) {
       const why = upstream.describeExit();
@@ -135,10 +158,15 @@ export class RelayConnection {
       this.fail(
         `server '${this.route.server}' ended before it was used: ${why}${stderrTail(upstream)}`,
       );
-      return;
+      return undefined;
     }
-    this.upstream = upstream;
     if (upstream.pid !== undefined) this.shared.serverGroup(upstream.pid, true);
+    return upstream;
+  }
+
+  /** Passes messages between Codex and the started server from now on. */
+  private attach(upstream: Upstream): void {
+    this.upstream = upstream;
     upstream.transport.onmessage = (message) => {
       this.fromServer(message);
     };
@@ -206,6 +234,11 @@ export class RelayConnection {
   /** The server could not start or is gone: requests get an error, then the relay ends. */
   private fail(reason: string): void {
     this.failure = this.mask(reason);
+    // what a leased route held goes the normal way now: each request gets the failure
+    this.lease = 'off';
+    const held = this.held;
+    this.held = [];
+    for (const value of held) this.fromCodex(value);
     for (const message of this.queue) this.answerFailed(message);
     this.queue = [];
     this.channel.end();
@@ -225,6 +258,10 @@ export class RelayConnection {
   /** A message from Codex (through the relay): forwarded only when a rule admits it. */
   fromCodex(value: unknown): void {
     if (this.closed) return;
+    if (this.lease !== 'off' && this.failure === undefined) {
+      this.fromCodexLeased(value);
+      return;
+    }
     const message = readClientMessage(value);
     const admitted = this.admit(message);
     const out = admitted ? rebuild(message) : undefined;
@@ -238,6 +275,78 @@ export class RelayConnection {
       return;
     }
     this.toServer(out);
+  }
+
+  /**
+   * A message while the route is leased: the handshake is answered from the lease; anything
+   * else is held, and a request starts the server.
+   */
+  private fromCodexLeased(value: unknown): void {
+    const lease = this.route.lease;
+    const message = readClientMessage(value);
+    const local =
+      this.lease === 'idle' &&
+      lease !== undefined &&
+      ((message.kind === 'request' && LEASE_ANSWERS.has(message.method)) ||
+        (message.kind === 'notification' && message.method === 'notifications/initialized'));
+    if (!local) {
+      this.held.push(value);
+      if (this.lease === 'idle' && message.kind === 'request') void this.startLeased();
+      return;
+    }
+    if (!this.admit(message) || message.kind !== 'request') return;
+    this.inits.delete(message.id);
+    this.lists.delete(message.id);
+    let result: Record<string, unknown> = {};
+    if (message.method === 'initialize') {
+      this.clientInit = message.params;
+      result = leaseInitializeResult(lease, message.params);
+    } else if (message.method === 'tools/list') {
+      const filtered = filterToolList({ tools: lease.tools }, this.route.gate);
+      if (filtered.drifted.length > 0) this.shared.drifted(this.route, filtered.drifted);
+      result = filtered.result;
+    }
+    this.write({ jsonrpc: '2.0', id: message.id, result });
+  }
+
+  /**
+   * Starts a leased server on first use: its handshake repeats Codex's, its live tools are
+   * checked against the pins (drifted ones are withheld), then the held messages go on.
+   */
+  private async startLeased(): Promise<void> {
+    this.lease = 'starting';
+    const upstream = await this.launch();
+    if (upstream === undefined) return;
+    this.handshaking = upstream;
+    const started = await leaseHandshake(
+      upstream,
+      this.clientInit ?? { protocolVersion: this.route.lease?.protocol_version, capabilities: {} },
+      (this.route.definition.startup_timeout_sec ?? DEFAULT_STARTUP_TIMEOUT_SEC) * 1000,
+    );
+    this.handshaking = undefined;
+    if (this.closed) return;
+    if (!started.ok) {
+      this.tellFailure('start', started.reason, upstream.stderrText());
+      await this.stopUpstream(upstream);
+      this.fail(
+        `server '${this.route.server}' could not start: ${started.reason}${stderrTail(upstream)}`,
+      );
+      return;
+    }
+    this.initialized = true;
+    const drifted = filterToolList({ tools: started.tools }, this.route.gate).drifted;
+    if (drifted.length > 0) this.shared.drifted(this.route, drifted);
+    this.attach(upstream);
+    for (const message of started.early) this.fromServer(message);
+    this.releaseHeld();
+  }
+
+  /** Sends the held messages on to the started server. */
+  private releaseHeld(): void {
+    this.lease = 'off';
+    const held = this.held;
+    this.held = [];
+    for (const value of held) this.fromCodex(value);
   }
 
   /** Whether a message goes on to the server; one that does not is answered or dropped, and recorded. */
@@ -480,12 +589,16 @@ export class RelayConnection {
     const why = this.shared.stopping() ? 'session-ended' : 'server-gone';
     for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', why);
     this.channel.destroy();
-    const upstream = this.upstream;
+    const upstream = this.upstream ?? this.handshaking;
     if (upstream === undefined) return;
-    await upstream.stop();
-    if (upstream.pid !== undefined) this.shared.serverGroup(upstream.pid, false);
+    await this.stopUpstream(upstream);
     const stderr = upstream.stderrText();
     if (stderr !== '') this.shared.stderr(this.route, maskSecrets(stderr, this.secrets()));
+  }
+
+  private async stopUpstream(upstream: Upstream): Promise<void> {
+    await upstream.stop();
+    if (upstream.pid !== undefined) this.shared.serverGroup(upstream.pid, false);
   }
 }
 

@@ -9,6 +9,7 @@ import type { ServerDefinition } from '../../config/registry/types.js';
 import type { CallerThread } from './call-record.js';
 import type { ServerAccess } from './method-rules.js';
 import type { ToolGate } from './tool-filter.js';
+import type { ServerLease } from '../../config/snapshot/types.js';
 
 /** The role a thread runs, as the model wire attributed it: null when it could not. */
 export interface ThreadAttribution {
@@ -41,6 +42,8 @@ export interface Route {
   readonly launch: LaunchContext;
   /** Grants by calling thread (native roles); absent: the process root's grant for every call. */
   readonly threads?: ThreadGate;
+  /** The pin's lease: the server starts on first use (absent: with its first connection). */
+  readonly lease?: ServerLease;
 }
 
 /**

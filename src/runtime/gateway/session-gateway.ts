@@ -15,7 +15,9 @@ import { referencedEnvVars } from '../../config/registry/types.js';
 import { SESSION_MARKER_ENV } from '../../foundation/process/session-marker.js';
 import { BASE_ENV_NAMES, CODEX_AUTH_ENV_NAMES } from '../session/child-env.js';
 import { baseProviderEnvNames } from '../session/process-env.js';
-import type { Snapshot } from '../../config/snapshot/types.js';
+import type { ServerLease, Snapshot } from '../../config/snapshot/types.js';
+import type { ServerDefinition } from '../../config/registry/types.js';
+import { ownValue } from '../../config/registry/own-record.js';
 import { callsFile } from './call-log.js';
 import type { CallRecord } from './call-record.js';
 import { GatewayHub, type DriftReport } from './gateway-hub.js';
@@ -128,6 +130,24 @@ export function toolCredentialNames(
   return [...names].filter((name) => !keep.has(name) && !name.startsWith('LC_')).sort();
 }
 
+/**
+ * The lease a process's route to `server` uses: the pin's, when no role of the process requires
+ * the server (a required one starts with Codex, so a server that cannot start fails the start)
+ * and the server is not shared by the session's processes.
+ */
+export function leaseOf(
+  snapshot: Snapshot,
+  definition: ServerDefinition,
+  grants: readonly ({ readonly required?: boolean } | undefined)[],
+): ServerLease | undefined {
+  const lease = ownValue(snapshot.leases ?? {}, definition.id);
+  if (lease === undefined || snapshot.pins[definition.id] === undefined) return undefined;
+  if (definition.shared === true || grants.some((grant) => grant?.required === true)) {
+    return undefined;
+  }
+  return lease;
+}
+
 export class SessionGateway {
   private constructor(
     private readonly options: SessionGatewayOptions,
@@ -221,6 +241,11 @@ export class SessionGateway {
         (role) => [...(roles[role] ?? [])].sort().join('\n') !== rootTools,
       );
       const everyRole = input.process.roles.every((role) => roles[role] !== undefined);
+      const lease = leaseOf(
+        snapshot,
+        defined,
+        input.process.roles.map((role) => plan.roles[role]?.grants[server]),
+      );
       const token = this.hub.addRoute(
         {
           process: input.processId,
@@ -245,9 +270,10 @@ export class SessionGateway {
           ...(roleOfThread !== undefined
             ? { threads: { roleOf: roleOfThread, roles, differs, everyRole } }
             : {}),
+          ...(lease !== undefined ? { lease } : {}),
         },
-        // a server the root role uses is started at once; Codex will ask for it
-        { prestart: grant !== undefined },
+        // a server the root role uses is started at once, unless leased: Codex will ask for it
+        { prestart: grant !== undefined && lease === undefined },
       );
       const name = names[index];
       if (name !== undefined) env[name] = token;

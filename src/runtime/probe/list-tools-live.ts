@@ -22,7 +22,7 @@ import {
   type Upstream,
   type UpstreamTarget,
 } from './upstream.js';
-import { toolSurfaceOf, type ToolSurface } from './tool-surface.js';
+import { isRecord, plainJson, toolSurfaceOf, type ToolSurface } from './tool-surface.js';
 
 /** Most `tools/list` pages followed before the server is considered broken. */
 export const MAX_TOOL_PAGES = 1000;
@@ -49,6 +49,12 @@ export interface LiveSurface {
   readonly protocolVersion: string;
   /** In the order the server listed them; duplicates removed (first one kept). */
   readonly tools: readonly ToolSurface[];
+  /** The same tools exactly as listed (plain JSON), for a lease. */
+  readonly listed: readonly Record<string, unknown>[];
+  /** The `serverInfo` and `capabilities` of the `initialize` answer, as plain JSON. */
+  readonly serverInfoRaw: Record<string, unknown>;
+  readonly capabilities: Record<string, unknown>;
+  readonly instructions?: string;
   readonly duplicateTools: readonly string[];
   readonly timeToReadyMs: number;
 }
@@ -137,8 +143,9 @@ function httpFailure(error: unknown): string | undefined {
 async function listAllTools(
   client: Client,
   requestOptions: { readonly signal: AbortSignal; readonly timeout: number },
-): Promise<{ tools: ToolSurface[]; duplicates: string[] }> {
+): Promise<{ tools: ToolSurface[]; listed: Record<string, unknown>[]; duplicates: string[] }> {
   const tools: ToolSurface[] = [];
+  const listed: Record<string, unknown>[] = [];
   const duplicates: string[] = [];
   const seen = new Set<string>();
   const cursors = new Set<string>();
@@ -158,6 +165,7 @@ async function listAllTools(
         continue;
       }
       seen.add(raw.name);
+      listed.push(plainRecord(raw));
       const annotations = knownAnnotations(raw.annotations);
       tools.push(
         toolSurfaceOf({
@@ -176,7 +184,13 @@ async function listAllTools(
     }
     cursors.add(cursor);
   }
-  return { tools, duplicates };
+  return { tools, listed, duplicates };
+}
+
+/** A value as plain JSON data, or {} when it is not an object. */
+function plainRecord(value: unknown): Record<string, unknown> {
+  const plain = plainJson(value);
+  return isRecord(plain) ? plain : {};
 }
 
 /** Starts (stdio) or connects to (HTTP) the server, lists its tools, and stops it. */
@@ -221,8 +235,9 @@ export async function listToolsLive(
   let failure: LiveOutcome['failure'];
   try {
     await client.connect(clientTransport(upstream), requestOptions);
-    const { tools, duplicates } = await listAllTools(client, requestOptions);
+    const { tools, listed, duplicates } = await listAllTools(client, requestOptions);
     const info = client.getServerVersion();
+    const instructions = client.getInstructions();
     surface = {
       serverInfo: {
         name: info?.name ?? '',
@@ -231,6 +246,10 @@ export async function listToolsLive(
       },
       protocolVersion: stdio?.protocolVersion ?? http?.protocolVersion ?? '',
       tools,
+      listed,
+      serverInfoRaw: plainRecord(info),
+      capabilities: plainRecord(client.getServerCapabilities()),
+      ...(instructions !== undefined ? { instructions } : {}),
       duplicateTools: duplicates,
       timeToReadyMs: Math.round(performance.now() - started),
     };

@@ -8,6 +8,7 @@
  */
 import type { Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import type { RegistryEntry } from '../../config/registry/types.js';
+import type { ServerLease } from '../../config/snapshot/types.js';
 import type { ProbedTool } from './analyze-surface.js';
 import { readLockFile, updateLock } from '../../config/lock/lock-file.js';
 import {
@@ -90,6 +91,18 @@ function pinnedToolOf(tool: ProbedTool): PinnedTool {
   };
 }
 
+/** The probe's lease narrowed to the pinned tools, sorted by name. */
+function pinnedLease(probe: ProbeResult, pinned: ReadonlySet<string>): { lease?: ServerLease } {
+  const lease = probe.lease;
+  if (lease === undefined) return {};
+  const tools = lease.tools
+    .filter((tool) => typeof tool.name === 'string' && pinned.has(tool.name))
+    .sort((a, b) =>
+      String(a.name) < String(b.name) ? -1 : String(a.name) > String(b.name) ? 1 : 0,
+    );
+  return { lease: { ...lease, tools } };
+}
+
 export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<PinResult> {
   const server = entry.definition.id;
   const lock = await readLockFile(ctx.configDir);
@@ -133,6 +146,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
     tools: enabledTools
       .map(pinnedToolOf)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    ...pinnedLease(probe, new Set(enabledTools.map((t) => t.name))),
   };
   const previous = ownValue(lock.lock.servers, server);
   const previousNames = new Set((previous?.tools ?? []).map((t) => t.name));

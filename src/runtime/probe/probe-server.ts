@@ -14,9 +14,12 @@ import { planLaunch, type Launch, type LaunchContext } from './launch-plan.js';
 import {
   listToolsLive,
   type FailureKind,
+  type LiveSurface,
   type LiveTarget,
   type ServerInfo,
 } from './list-tools-live.js';
+import { canonicalJson } from '../../config/snapshot/canonical-json.js';
+import type { ServerLease } from '../../config/snapshot/types.js';
 import type { LockFileContents } from '../../config/lock/lock-file.js';
 import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
 import type { ToolDrift } from './tool-drift.js';
@@ -46,6 +49,11 @@ export interface ProbeResult {
   readonly timeToReadyMs?: number;
   /** Every tool the server offers, in its order. */
   readonly tools: readonly ProbedTool[];
+  /**
+   * What a pin records for a lease: the `initialize` answer and every tool as listed. Absent
+   * when the server did not start, or when a credential value appears in any of it.
+   */
+  readonly lease?: ServerLease;
   readonly drift: readonly ToolDrift[];
   /** The last lines the server wrote to stderr (stdio), credential values masked. */
   readonly stderrTail: readonly string[];
@@ -103,6 +111,19 @@ function liveTarget(
     }
     return { transport: 'streamable_http', url: launch.url, headers: launch.headers };
   }
+}
+
+/** The lease of a surface, unless a credential value appears anywhere in it. */
+function leaseOf(surface: LiveSurface, secrets: readonly string[]): { lease?: ServerLease } {
+  const lease: ServerLease = {
+    protocol_version: surface.protocolVersion,
+    server_info: surface.serverInfoRaw,
+    capabilities: surface.capabilities,
+    ...(surface.instructions !== undefined ? { instructions: surface.instructions } : {}),
+    tools: surface.listed,
+  };
+  const text = canonicalJson(lease);
+  return canonicalJson(maskDeep(lease, secrets)) === text ? { lease } : {};
 }
 
 /** Probes one registry entry. Never throws for server misbehaviour; the server is always stopped. */
@@ -230,6 +251,7 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
     protocolVersion: surface.protocolVersion,
     timeToReadyMs: surface.timeToReadyMs,
     tools: analysis.tools,
+    ...leaseOf(surface, plan.secrets),
     drift: analysis.drift,
     stderrTail,
     diagnostics,

@@ -98,7 +98,7 @@ describe('lock format', () => {
 describe('readLock / writeLock', () => {
   it('treats a missing lock as no pins', async () => {
     const dir = await tmpDir();
-    expect(await readLock(dir)).toEqual({ pins: {}, diagnostics: [] });
+    expect(await readLock(dir)).toEqual({ pins: {}, leases: {}, diagnostics: [] });
     const contents = await readLockFile(dir);
     expect(contents.exists).toBe(false);
     expect(contents.file).toBe(join(dir, 'tool-mcp.lock'));
