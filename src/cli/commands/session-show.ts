@@ -51,6 +51,12 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       `${record.shared_servers.join(', ')} (one instance for every process granted it; its state is shared between roles)`,
     ]);
   }
+  if (record.leased_servers !== undefined && record.leased_servers.length > 0) {
+    lines.push([
+      'leased servers',
+      `${record.leased_servers.join(', ')} (answered from the pin; each starts when first used)`,
+    ]);
+  }
   const width = Math.max(...lines.map(([k]) => k.length));
   for (const [key, value] of lines) io.stdout(`${`${key}:`.padEnd(width + 2)}${value}\n`);
   io.stdout('\n');

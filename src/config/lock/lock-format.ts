@@ -1,6 +1,7 @@
 /**
  * The `tool-mcp.lock` format (pure): the tool surfaces `tool-mcp pin` accepted, per server, with a
- * digest per tool (the `ToolPin` snapshots carry) plus readable detail for drift reports.
+ * digest per tool (the `ToolPin` snapshots carry) plus readable detail for drift reports, and the
+ * lease a session answers with until the server is used (lock-lease).
  * Parsing never throws; rendering is deterministic (sorted servers and tools, fixed key order).
  */
 import { stringify } from 'smol-toml';

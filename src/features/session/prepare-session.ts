@@ -20,6 +20,7 @@ import type { CredentialSource } from '../../config/registry/credentials-types.j
 import type { Snapshot, StoredSnapshot } from '../../config/snapshot/types.js';
 import { SESSION_MARKER_ENV } from '../../foundation/process/session-marker.js';
 import { findProcess, processEnvironment } from '../../runtime/session/process-env.js';
+import { leaseOf } from '../../runtime/gateway/session-gateway.js';
 import { SESSION_FORMAT, type SessionRecord } from '../../runtime/session/session-record.js';
 import { sessionPaths } from '../../runtime/session/session-store.js';
 
@@ -29,6 +30,20 @@ function sharedServers(snapshot: Snapshot, plan: ResolvedPlan): string[] {
   return [...granted]
     .filter((id) => (snapshot.servers[id] ?? plan.servers[id])?.shared === true)
     .sort();
+}
+
+/** Servers leased for some process of the session: answered from their pin until first used. */
+function leasedServers(snapshot: Snapshot, plan: ResolvedPlan): string[] {
+  const leased = new Set<string>();
+  for (const process of plan.processes) {
+    for (const id of process.servers) {
+      const definition = snapshot.servers[id] ?? plan.servers[id];
+      if (definition === undefined) continue;
+      const grants = process.roles.map((role) => plan.roles[role]?.grants[id]);
+      if (leaseOf(snapshot, definition, grants) !== undefined) leased.add(id);
+    }
+  }
+  return [...leased].sort();
 }
 
 export type SessionMode = 'run' | 'exec';
@@ -179,6 +194,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
   });
   const started = input.now.toISOString();
   const shared = sharedServers(stored.snapshot, plan);
+  const leased = leasedServers(stored.snapshot, plan);
   const record: SessionRecord = {
     format: SESSION_FORMAT,
     id: input.sessionId,
@@ -192,6 +208,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     ...(input.pidStart !== undefined ? { pid_start: input.pidStart } : {}),
     mesh_socket: input.socketPath,
     ...(shared.length > 0 ? { shared_servers: shared } : {}),
+    ...(leased.length > 0 ? { leased_servers: leased } : {}),
     processes: [
       {
         id: 'root',

@@ -108,8 +108,13 @@ export async function runSmokeSession(
   const codexBin = detection.launch.command;
   const work = await mkdtemp(join(tmpdir(), 'codex-mmo-smoke-'));
   const model = await startScriptedModel(script.handle);
+  // no leases: a smoke run starts every server it checks, as a session starts required ones
   const snapshot: Snapshot = {
-    ...stored.snapshot,
+    format: stored.snapshot.format,
+    schema_version: stored.snapshot.schema_version,
+    profile: stored.snapshot.profile,
+    servers: stored.snapshot.servers,
+    pins: stored.snapshot.pins,
     base: withScriptedProvider(stored.snapshot.base, model.baseUrl),
   };
   const sessionDir = join(work, 'session');

@@ -1,6 +1,7 @@
 /**
  * `pinServer`: probes a server and records the surface of every enabled tool it offers in
- * `tool-mcp.lock`, replacing that server's previous pin (accepting any drift). Pinning refuses —
+ * `tool-mcp.lock`, with the lease (its `initialize` answer and those tools as listed), replacing
+ * that server's previous pin (accepting any drift). Pinning refuses —
  * and leaves the lock untouched — when the probe has any error other than `tool-drift` (for
  * example `tool-not-offered` or a server that does not start), or when the lock file as a whole
  * cannot be read (a broken entry of another server is dropped and can be pinned again), so a pin

@@ -56,6 +56,11 @@ export interface SessionRecord {
    * instance serves every process granted it (absent: none).
    */
   readonly shared_servers?: readonly string[];
+  /**
+   * Pinned servers no role of some process requires: answered from the pin's lease and started
+   * on first use (absent: none).
+   */
+  readonly leased_servers?: readonly string[];
   /** Tools the gateway withheld because their surface differs from their pin (`tool-drift`). */
   readonly tool_drift?: readonly {
     readonly process: string;

@@ -105,6 +105,11 @@ describe('a leased server', () => {
     expect(records).toContainEqual(
       expect.objectContaining({ server: 'lazy', tool: 'note', outcome: 'ok', role: 'lead' }),
     );
+
+    const { record } = await onlySession(scripted.world);
+    expect(record.leased_servers).toEqual(['idle', 'lazy']);
+    const shown = await runInWorld(scripted.world, ['session', 'show', String(record.id)]);
+    expect(shown.stdout).toMatch(/leased servers:\s+idle, lazy \(answered from the pin/);
   }, 120_000);
 });
 
