@@ -13,6 +13,7 @@ import { MaskingStream } from '../../foundation/diagnostics/mask-secrets.js';
 import { spawnContained, type ContainedProcess } from '../../foundation/process/contained-spawn.js';
 import { MESH_TOKEN_ENV } from '../../runtime/mesh/mesh-credential.js';
 import { MESH_SERVER_NAME } from '../../runtime/protocol/mesh-protocol.js';
+import { preloadMeshServer } from '../../runtime/mesh/serve-mesh.js';
 import { absentMountPoints } from '../../runtime/session/sandbox-leftovers.js';
 import type { SessionProcess, SessionRecord } from '../../runtime/session/session-record.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
@@ -107,7 +108,7 @@ export async function startRootProcess(
       ...(meshRoot ? [MESH_SERVER_NAME] : []),
     ];
     try {
-      root.execRoot = await startExecRoot({
+      const starting = startExecRoot({
         codexBin: plan.command,
         home: plan.homeDir,
         env,
@@ -126,6 +127,9 @@ export async function startRootProcess(
         },
         onStderr,
       });
+      // Codex is spawned: mmo_mesh's server loads while Codex starts, before it connects
+      if (meshRoot) preloadMeshServer();
+      root.execRoot = await starting;
     } catch (error) {
       root.spawnError = error instanceof Error ? error : new Error(String(error));
     }

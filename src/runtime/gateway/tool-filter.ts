@@ -4,8 +4,12 @@
  * whose surface still has its pinned digest — any other is withheld and reported as drift. The
  * digest is the one `tool-mcp pin` records (name, description, input schema, known annotations).
  */
-import { knownAnnotations } from '../probe/list-tools-live.js';
-import { isRecord, surfaceDigests, toolSurfaceOf } from '../probe/tool-surface.js';
+import {
+  isRecord,
+  knownAnnotations,
+  surfaceDigests,
+  toolSurfaceOf,
+} from '../probe/tool-surface.js';
 import type { ToolPin } from '../../config/snapshot/types.js';
 
 /** What one route lets through. */

@@ -14,7 +14,7 @@ import { promptApprovals } from '../approvals/tui-approvals.js';
 import { describeError } from '../../foundation/errors.js';
 import { readSessionRecord } from '../session/session-store.js';
 import { BrokerClient } from './broker-client.js';
-import { createMeshServer, type MeshServerInfo } from './mesh-server.js';
+import type { MeshServerInfo } from './mesh-tools.js';
 import { MeshError, type MeshBackend, type MeshCaller } from '../protocol/mesh-protocol.js';
 
 export interface MeshConnectOptions {
@@ -71,6 +71,11 @@ async function connectBackend(
   }
 }
 
+/** Starts loading mmo_mesh's MCP server (the SDK's server and zod) ahead of its first session. */
+export function preloadMeshServer(): void {
+  import('./mesh-server.js').catch(() => undefined);
+}
+
 /**
  * Serves `mmo_mesh` on `transport` (started here) until it closes; its broker connection ends
  * with it. Resolves once it serves.
@@ -79,7 +84,11 @@ export async function serveMeshOn(
   options: MeshConnectOptions,
   transport: Transport,
 ): Promise<void> {
-  const { backend, info, client } = await connectBackend(options);
+  // the MCP SDK's server and zod load with the first mmo_mesh session, not with the supervisor
+  const [{ backend, info, client }, { createMeshServer }] = await Promise.all([
+    connectBackend(options),
+    import('./mesh-server.js'),
+  ]);
   const server = createMeshServer(backend, info);
   server.server.onclose = () => {
     client?.close();

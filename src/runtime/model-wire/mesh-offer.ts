@@ -3,7 +3,7 @@
  * process, described with the process root's spawn and control lists; a native role keeping
  * `mmo_mesh` gets each tool's description written for its own lists, as its calls are checked.
  */
-import { MESH_SERVER_NAME, MESH_TOOL_NAMES, meshToolDescriptions } from '../mesh/mesh-server.js';
+import { MESH_SERVER_NAME, MESH_TOOL_NAMES, meshToolDescriptions } from '../mesh/mesh-tools.js';
 import type { WireRole } from '../../config/compile/role-grants.js';
 
 const NAMESPACE = `mcp__${MESH_SERVER_NAME}`;

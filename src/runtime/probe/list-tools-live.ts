@@ -22,10 +22,16 @@ import {
   type Upstream,
   type UpstreamTarget,
 } from './upstream.js';
-import { isRecord, plainJson, toolSurfaceOf, type ToolSurface } from './tool-surface.js';
+import {
+  MAX_TOOL_PAGES,
+  isRecord,
+  knownAnnotations,
+  plainJson,
+  toolSurfaceOf,
+  type ToolSurface,
+} from './tool-surface.js';
 
-/** Most `tools/list` pages followed before the server is considered broken. */
-export const MAX_TOOL_PAGES = 1000;
+
 
 /** Where the server is: a resolved stdio command, or a URL with its headers. */
 export type LiveTarget = UpstreamTarget;
@@ -87,27 +93,6 @@ const ListToolsPage = z.looseObject({
   ),
   nextCursor: looseText,
 });
-
-const ANNOTATION_FIELDS: Readonly<Record<string, 'string' | 'boolean'>> = {
-  title: 'string',
-  readOnlyHint: 'boolean',
-  destructiveHint: 'boolean',
-  idempotentHint: 'boolean',
-  openWorldHint: 'boolean',
-};
-
-/** The annotation fields Codex understands, with the right types; others are dropped. */
-export function knownAnnotations(
-  raw: Record<string, unknown> | null | undefined,
-): Record<string, unknown> | undefined {
-  if (raw === null || raw === undefined) return undefined;
-  const out: Record<string, unknown> = {};
-  for (const [key, type] of Object.entries(ANNOTATION_FIELDS)) {
-    const value = raw[key];
-    if (typeof value === type) out[key] = value;
-  }
-  return out;
-}
 
 function timeoutAfter(ms: number, onTimeout: () => void): { cancel: () => void } {
   const timer = setTimeout(onTimeout, ms);

@@ -11,13 +11,7 @@ import type { RegistryEntry, ServerDefinition, Transport } from '../../config/re
 import type { CodexVersionFacts } from '../../config/codex/codex-versions.js';
 import { analyzeSurface, type ProbedTool } from './analyze-surface.js';
 import { planLaunch, type Launch, type LaunchContext } from './launch-plan.js';
-import {
-  listToolsLive,
-  type FailureKind,
-  type LiveSurface,
-  type LiveTarget,
-  type ServerInfo,
-} from './list-tools-live.js';
+import type { FailureKind, LiveSurface, LiveTarget, ServerInfo } from './list-tools-live.js';
 import { canonicalJson } from '../../config/snapshot/canonical-json.js';
 import type { ServerLease } from '../../config/snapshot/types.js';
 import type { LockFileContents } from '../../config/lock/lock-file.js';
@@ -172,6 +166,8 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
   const target = liveTarget(definition, plan.launch, readiness, ctx);
   if (typeof target === 'string') return notLaunched(target);
 
+  // the MCP SDK's client and zod load with the first probe, not with every command
+  const { listToolsLive } = await import('./list-tools-live.js');
   const outcome = await listToolsLive(target, {
     startupTimeoutMs: plan.startupTimeoutMs,
     secrets: plan.secrets,

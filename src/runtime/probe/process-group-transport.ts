@@ -9,7 +9,6 @@ import { addProcessHook, removeProcessHook } from '../../foundation/process/proc
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 
-import { deserializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
@@ -17,6 +16,7 @@ import { describeError } from '../../foundation/errors.js';
 import { LineSplitter, encodeJsonLine } from '../../foundation/json-lines.js';
 import { spawnContained } from '../../foundation/process/contained-spawn.js';
 import { signalGroup } from '../../foundation/process/process-control.js';
+import { readJsonRpcLine } from './json-rpc-line.js';
 
 /** Bytes of stderr kept (the most recent ones). */
 export const STDERR_KEEP_BYTES = 64 * 1024;
@@ -202,10 +202,8 @@ export class ProcessGroupTransport implements Transport {
 
   private onLine(line: string): void {
     if (this.closed) return;
-    let message: JSONRPCMessage;
-    try {
-      message = deserializeMessage(line);
-    } catch {
+    const message = readJsonRpcLine(line);
+    if (message === undefined) {
       this.noiseCount++;
       if (this.noise.length < NOISE_KEEP) this.noise.push(line);
       return;

@@ -15,6 +15,30 @@ export interface ToolSurface {
   readonly annotations?: Readonly<Record<string, unknown>>;
 }
 
+/** Most `tools/list` pages followed before the server is considered broken. */
+export const MAX_TOOL_PAGES = 1000;
+
+const ANNOTATION_FIELDS: Readonly<Record<string, 'string' | 'boolean'>> = {
+  title: 'string',
+  readOnlyHint: 'boolean',
+  destructiveHint: 'boolean',
+  idempotentHint: 'boolean',
+  openWorldHint: 'boolean',
+};
+
+/** The annotation fields Codex understands, with the right types; others are dropped. */
+export function knownAnnotations(
+  raw: Record<string, unknown> | null | undefined,
+): Record<string, unknown> | undefined {
+  if (raw === null || raw === undefined) return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [key, type] of Object.entries(ANNOTATION_FIELDS)) {
+    const value = raw[key];
+    if (typeof value === type) out[key] = value;
+  }
+  return out;
+}
+
 /** The parts of a surface that a pin covers, in the order reports list them. */
 export const SURFACE_PARTS = ['description', 'inputSchema', 'annotations'] as const;
 export type SurfacePart = (typeof SURFACE_PARTS)[number];

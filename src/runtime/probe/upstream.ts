@@ -5,7 +5,7 @@
  * `ProcessGroupTransport`); a Streamable HTTP server with its bearer token and headers. Returned
  * as an MCP SDK `Transport` carrying raw JSON-RPC messages.
  */
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 import { describeError } from '../../foundation/errors.js';
@@ -134,7 +134,11 @@ export async function openUpstream(
       secrets,
     };
   }
-  const http = new StreamableHTTPClientTransport(new URL(target.url), {
+  // the SDK's HTTP client loads with the first HTTP server, not with every session
+  const { StreamableHTTPClientTransport: HttpClientTransport } = await import(
+    '@modelcontextprotocol/sdk/client/streamableHttp.js'
+  );
+  const http = new HttpClientTransport(new URL(target.url), {
     requestInit: { headers: { ...target.headers } },
   });
   await http.start();

@@ -7,7 +7,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createMeshServer, MESH_TOOL_NAMES } from '../../../src/runtime/mesh/mesh-server.js';
+import { createMeshServer } from '../../../src/runtime/mesh/mesh-server.js';
+import { MESH_TOOL_NAMES } from '../../../src/runtime/mesh/mesh-tools.js';
 import {
   MeshError,
   type MeshBackend,
