@@ -31,8 +31,6 @@ import {
   type ToolSurface,
 } from './tool-surface.js';
 
-
-
 /** Where the server is: a resolved stdio command, or a URL with its headers. */
 export type LiveTarget = UpstreamTarget;
 

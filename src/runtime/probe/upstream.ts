@@ -135,9 +135,8 @@ export async function openUpstream(
     };
   }
   // the SDK's HTTP client loads with the first HTTP server, not with every session
-  const { StreamableHTTPClientTransport: HttpClientTransport } = await import(
-    '@modelcontextprotocol/sdk/client/streamableHttp.js'
-  );
+  const { StreamableHTTPClientTransport: HttpClientTransport } =
+    await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   const http = new HttpClientTransport(new URL(target.url), {
     requestInit: { headers: { ...target.headers } },
   });
