@@ -5,8 +5,9 @@
 // sharing them) read from /proc: Codex's native binaries, the Tool MCP servers, and codex-mmo's
 // own (the supervisor, any relay, mmo_mesh or launcher process, the containers' `unshare` and
 // init processes). Run for N = 0 and N = BENCH_WORKERS, the difference in codex-mmo's own memory
-// divided by N is what codex-mmo adds per Codex process (goal <= 20 MB). BENCH_CLI runs another
-// build (`dist/cli/main.js` of an earlier tree, for a before-and-after).
+// divided by N is what codex-mmo adds per Codex process (goal <= 20 MB). Then the same team with
+// every server optional and pinned (BENCH_LEASED=0 skips it): leased servers the model does not
+// use never start. BENCH_CLI runs another build (`dist/cli/main.js` of an earlier tree).
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,7 +131,7 @@ function countProcesses(stateDir, supervisorPid) {
   return kinds;
 }
 
-async function session(workers) {
+async function session(workers, leased = false) {
   const work = mkdtempSync(join(tmpdir(), 'codex-mmo-bench-lean-'));
   wanted = workers;
   workerTurns.clear();
@@ -165,7 +166,9 @@ default_tools_approval_mode = "approve"
       stringify(scriptedProviderConfig(model.baseUrl)),
     );
     const grants = (role) =>
-      ids.map((id) => `[agents.${role}.tool_mcp_servers.${id}]\nrequired = true\n`).join('\n');
+      ids
+        .map((id) => `[agents.${role}.tool_mcp_servers.${id}]\nrequired = ${String(!leased)}\n`)
+        .join('\n');
     writeFileSync(
       join(packDir, 'profile.toml'),
       `schema_version = 8
@@ -190,6 +193,8 @@ ${grants('worker')}`,
       HOME: home,
       CODEX_HOME: join(home, '.codex'),
     };
+    // optional and pinned: each server is answered from its pin's lease until it is used
+    if (leased) for (const id of ids) await pin(id, configDir, env);
     const child = spawn(
       process.execPath,
       [
@@ -239,12 +244,27 @@ ${grants('worker')}`,
   }
 }
 
+function pin(id, configDir, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, 'tool-mcp', 'pin', id, '--config-dir', configDir], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`tool-mcp pin ${id} failed:\n${stderr}`)),
+    );
+  });
+}
+
 const OWN = ['supervisor', 'relay', 'mesh', 'launcher', 'container', 'other'];
 const own = (kinds, field = 'rssKb') => OWN.reduce((sum, k) => sum + (kinds[k]?.[field] ?? 0), 0);
 const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
 
 const alone = await session(0);
 const team = await session(WORKERS);
+const leasedTeam = process.env.BENCH_LEASED === '0' ? undefined : await session(WORKERS, true);
 console.log(
   `lean sessions (a lead and ${WORKERS} workers, each granted ${SERVERS} stdio servers; Node ${process.version}; load ${loadavg()
     .map((v) => v.toFixed(2))
@@ -269,3 +289,8 @@ console.log(
 console.log(
   `  server processes: ${team.server?.count ?? 0} for ${WORKERS + 1} Codex processes x ${SERVERS} servers`,
 );
+if (leasedTeam !== undefined) {
+  console.log(
+    `  the same team with every server optional (required = false) and pinned, none used: ${leasedTeam.server?.count ?? 0} server processes (answered from their leases); codex-mmo's own RSS ${mb(own(leasedTeam))} vs ${mb(own(team))} with every server running`,
+  );
+}
