@@ -30,6 +30,8 @@ export interface ExecRootOptions {
   readonly approvals: ApprovalPolicy;
   readonly onNotification?: (n: ServerNotification) => void;
   readonly onStderr?: (chunk: string) => void;
+  /** Called with the app-server's pid (its container) as soon as it is spawned. */
+  readonly onSpawn?: (pid: number) => void;
 }
 
 export interface ExecOutcome {
@@ -64,6 +66,7 @@ export async function startExecRoot(options: ExecRootOptions): Promise<ExecRoot>
     clientInfo: { name: 'codex-mmo', title: 'codex-mmo exec', version: '1' },
     approvals: options.approvals,
     ...(options.onStderr !== undefined ? { onStderr: options.onStderr } : {}),
+    ...(options.onSpawn !== undefined ? { onSpawn: options.onSpawn } : {}),
   });
   let stopRequested = false;
   let threadId: string | undefined;

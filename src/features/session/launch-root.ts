@@ -126,6 +126,9 @@ export async function startRootProcess(
           supervision.notification('root', services.threadRole('root', plan.rootRole, n), n);
         },
         onStderr,
+        onSpawn: (pid) => {
+          services.gateway.bindSpawned('root', pid);
+        },
       });
       // Codex is spawned: mmo_mesh's server loads while Codex starts, before it connects
       if (meshRoot) preloadMeshServer();
@@ -150,6 +153,7 @@ export async function startRootProcess(
     });
     root.container = started;
     const spawned = started.child;
+    if (spawned.pid !== undefined) services.gateway.bindSpawned('root', spawned.pid);
     root.child = spawned;
     spawned.stderr?.setEncoding('utf8');
     spawned.stderr?.on('data', onStderr);

@@ -99,6 +99,9 @@ export async function driveProcess(
       cwd: run.workdir,
       clientInfo: { name: 'codex-mmo-smoke', title: 'codex-mmo profile smoke', version: '1' },
       requestTimeoutMs: startupWaitMs(plan, process) + 30_000,
+      onSpawn: (pid) => {
+        run.gateway?.bindSpawned(processId, pid);
+      },
     });
     let threadId: string;
     try {

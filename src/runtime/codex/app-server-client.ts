@@ -56,6 +56,8 @@ export interface AppServerOptions {
   readonly approvals?: ApprovalPolicy;
   /** Receives the server's stderr as it arrives (it is also kept, bounded, in `stderrTail`). */
   readonly onStderr?: (chunk: string) => void;
+  /** Called with the spawned process's pid (its container) before anything else happens. */
+  readonly onSpawn?: (pid: number) => void;
 }
 
 /** The outcome of one turn run to completion. */
@@ -195,6 +197,7 @@ export class AppServerClient {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
     }).child as ChildProcessWithoutNullStreams;
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const exited = new Promise<ExitInfo>((resolve) => {
       child.once('exit', (code, signal) => {
         resolve({ code, signal });

@@ -35,6 +35,7 @@ import type { DriftedTool } from './tool-filter.js';
 import { startUpstream, type Upstream } from '../probe/upstream.js';
 import { listenPrivateSocket } from '../../foundation/process/private-socket.js';
 import { pidInOwnView } from '../../foundation/process/pid-namespace.js';
+import { descendsFrom, stampOf } from '../../foundation/process/process-ancestry.js';
 
 export interface DriftReport {
   readonly process: string;
@@ -85,6 +86,8 @@ export class GatewayHub {
   private readonly httpTokens = new HttpTokens();
   /** The Codex process each session process's HTTP routes are bound to (its first user). */
   private readonly peers = new Map<string, ProcessStamp>();
+  /** What the supervisor spawned for each session process, by process (see `bindSpawned`). */
+  private readonly spawned = new Map<string, ProcessStamp>();
   private front: HttpFront | undefined;
   /** Routes served in this process (`mmo_mesh`), by route key. */
   private readonly local = new Map<string, (transport: Transport) => Promise<void>>();
@@ -177,9 +180,23 @@ export class GatewayHub {
     return this.transport === 'http' ? this.httpTokens.issue(key2) : this.tokens.issue(key2);
   }
 
-  /** Whether `peer` may use the HTTP routes of `process`: the first Codex process to ask binds them. */
+  /**
+   * The process the supervisor spawned for a session process (its container): from now on only
+   * that process and its descendants may bind the session process's HTTP routes.
+   */
+  bindSpawned(process: string, pid: number): void {
+    const stamp = stampOf(pid);
+    if (stamp !== undefined) this.spawned.set(process, stamp);
+  }
+
+  /**
+   * Whether `peer` may use the HTTP routes of `process`: it must descend from the process the
+   * supervisor spawned for it (when known), and the first Codex process to ask binds them.
+   */
   private admitPeer(process: string, peer: ProcessStamp | undefined): boolean {
     if (peer === undefined) return false;
+    const root = this.spawned.get(process);
+    if (root !== undefined && !descendsFrom(peer.pid, root)) return false;
     const bound = this.peers.get(process);
     if (bound === undefined) {
       this.peers.set(process, peer);
@@ -326,6 +343,7 @@ export class GatewayHub {
   async closeProcess(process: string): Promise<void> {
     this.tokens.revokeProcess(process);
     this.httpTokens.revokeProcess(process);
+    this.spawned.delete(process);
     const open = [...(this.byProcess.get(process) ?? [])];
     await Promise.all([
       ...open.map((c) => c.close()),

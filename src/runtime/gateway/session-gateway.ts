@@ -282,6 +282,15 @@ export class SessionGateway {
     return { rendered: relayHome(input.rendered, target), env, tokens };
   }
 
+  /**
+   * Names the process the supervisor spawned for `processId` (its container, or Codex itself):
+   * only it and its descendants may bind that process's gateway routes, so a token read out of
+   * its environment by another process of the session opens nothing, even before Codex connects.
+   */
+  bindSpawned(processId: string, pid: number): void {
+    this.hub.bindSpawned(processId, pid);
+  }
+
   closeProcess(processId: string): Promise<void> {
     return this.hub.closeProcess(processId);
   }

@@ -46,6 +46,8 @@ export interface ParticipantSpec {
   readonly approvals?: ApprovalPolicy;
   /** Receives every notification of the participant's app-server (the session's event log). */
   readonly onNotification?: (n: ServerNotification) => void;
+  /** Called with the app-server's pid (its container) as soon as it is spawned. */
+  readonly onSpawn?: (pid: number) => void;
 }
 
 const STDERR_TAIL_CHARS = 2000;
@@ -210,6 +212,7 @@ export class Participant {
         onStderr: (chunk) => {
           this.stderrLog?.push(chunk);
         },
+        ...(spec.onSpawn !== undefined ? { onSpawn: spec.onSpawn } : {}),
       });
       this.client = client;
       void client.exited.then((exit) => {

@@ -188,6 +188,9 @@ export async function spawnParticipant(
       ],
       secrets,
       stderrLog: join(options.sessionDir, 'logs', `${id}.stderr.log`),
+      onSpawn: (pid: number) => {
+        options.gateway?.bindSpawned(id, pid);
+      },
     },
     (p) => {
       // a participant that ended can no longer call the mesh, nor needs its auth.json copy

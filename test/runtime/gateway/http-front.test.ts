@@ -83,14 +83,34 @@ function withHost(host: string): Promise<number | undefined> {
 
 /** `tryToken` from a separate Node process: another process holding a stolen token. */
 async function fromOtherProcess(token: string): Promise<number> {
-  const script = `fetch(${JSON.stringify(url)}, { method: 'POST', headers: { authorization: 'Bearer ' + process.argv[1], 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) }).then((r) => console.log(r.status))`;
-  const child = spawn(process.execPath, ['-e', script, token], {
+  const child = spawn(process.execPath, ['-e', initializeScript(), token], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   await new Promise((resolve) => child.on('close', resolve));
   return Number(out.trim());
+}
+
+/**
+ * `tryToken` from a Node process started by a shell, as Codex is started in its container: the
+ * shell is what the supervisor spawned, named to the gateway (`bindSpawned`) before the request.
+ */
+async function fromSpawnedTree(process_: string, token: string): Promise<number> {
+  const child = spawn(
+    '/bin/sh',
+    ['-c', `sleep 0.3; "$0" -e "$1" "$2"; :`, process.execPath, initializeScript(), token],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  if (child.pid !== undefined) hub.bindSpawned(process_, child.pid);
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise((resolve) => child.on('close', resolve));
+  return Number(out.trim());
+}
+
+function initializeScript(): string {
+  return `fetch(${JSON.stringify(url)}, { method: 'POST', headers: { authorization: 'Bearer ' + process.argv[1], 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) }).then((r) => console.log(r.status))`;
 }
 
 beforeAll(async () => {
@@ -105,6 +125,8 @@ beforeAll(async () => {
   tokens.a = hub.addRoute(route('root', 'a', ['echo']));
   tokens.b = hub.addRoute(route('root', 'b', ['echo', 'write']));
   tokens.worker = hub.addRoute(route('worker', 'a', ['echo']));
+  tokens.spawned = hub.addRoute(route('spawned', 'a', ['echo']));
+  tokens.sleeper = hub.addRoute(route('sleeper', 'a', ['echo']));
 });
 
 afterAll(async () => {
@@ -157,6 +179,26 @@ describe('the gateway over loopback HTTP', () => {
     // the worker's routes are still unbound: the first process to use one binds them
     expect(await fromOtherProcess(tokens.worker ?? '')).toBe(200);
     expect((await tryToken(url, tokens.worker ?? '')).status).toBe(403);
+  });
+
+  it('admits only the process tree spawned for a process, even before its first use', async () => {
+    // a process the supervisor spawned for `sleeper` that never connects: nobody else binds it
+    const sleeper = spawn('/bin/sleep', ['30'], { stdio: 'ignore' });
+    try {
+      if (sleeper.pid !== undefined) hub.bindSpawned('sleeper', sleeper.pid);
+      expect(await fromOtherProcess(tokens.sleeper ?? '')).toBe(403);
+      expect((await tryToken(url, tokens.sleeper ?? '')).status).toBe(403);
+    } finally {
+      sleeper.kill();
+    }
+    // a descendant of what was spawned binds the routes, and the refused ones are recorded
+    expect(await fromSpawnedTree('spawned', tokens.spawned ?? '')).toBe(200);
+    expect((await tryToken(url, tokens.spawned ?? '')).status).toBe(403);
+    await hub.flush();
+    const { calls } = await readCalls(root);
+    expect(
+      calls.filter((c) => c.process === 'sleeper' && c.method === 'http:wrong-process'),
+    ).toHaveLength(2);
   });
 
   it("refuses another route's session id", async () => {
