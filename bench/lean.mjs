@@ -7,7 +7,8 @@
 // init processes). Run for N = 0 and N = BENCH_WORKERS, the difference in codex-mmo's own memory
 // divided by N is what codex-mmo adds per Codex process (goal <= 20 MB). Then the same team with
 // every server optional and pinned (BENCH_LEASED=0 skips it): leased servers the model does not
-// use never start. BENCH_CLI runs another build (`dist/cli/main.js` of an earlier tree).
+// use never start; and with every server `shared = true` (BENCH_SHARED=0 skips it). BENCH_CLI
+// runs another build (`dist/cli/main.js` of an earlier tree).
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,7 +132,7 @@ function countProcesses(stateDir, supervisorPid) {
   return kinds;
 }
 
-async function session(workers, leased = false) {
+async function session(workers, { leased = false, shared = false } = {}) {
   const work = mkdtempSync(join(tmpdir(), 'codex-mmo-bench-lean-'));
   wanted = workers;
   workerTurns.clear();
@@ -157,7 +158,7 @@ command = ${JSON.stringify(process.execPath)}
 args = [${JSON.stringify(echoServer)}, "--tools", "note"]
 enabled_tools = ["note"]
 default_tools_approval_mode = "approve"
-`,
+${shared ? 'shared = true\n' : ''}`,
           )
           .join('\n'),
     );
@@ -264,7 +265,10 @@ const mb = (kb) => `${(kb / 1024).toFixed(1)} MB`;
 
 const alone = await session(0);
 const team = await session(WORKERS);
-const leasedTeam = process.env.BENCH_LEASED === '0' ? undefined : await session(WORKERS, true);
+const leasedTeam =
+  process.env.BENCH_LEASED === '0' ? undefined : await session(WORKERS, { leased: true });
+const sharedTeam =
+  process.env.BENCH_SHARED === '0' ? undefined : await session(WORKERS, { shared: true });
 console.log(
   `lean sessions (a lead and ${WORKERS} workers, each granted ${SERVERS} stdio servers; Node ${process.version}; load ${loadavg()
     .map((v) => v.toFixed(2))
@@ -292,5 +296,10 @@ console.log(
 if (leasedTeam !== undefined) {
   console.log(
     `  the same team with every server optional (required = false) and pinned, none used: ${leasedTeam.server?.count ?? 0} server processes (answered from their leases); codex-mmo's own RSS ${mb(own(leasedTeam))} vs ${mb(own(team))} with every server running`,
+  );
+}
+if (sharedTeam !== undefined) {
+  console.log(
+    `  the same team with every server shared = true: ${sharedTeam.server?.count ?? 0} server processes for ${WORKERS + 1} Codex processes x ${SERVERS} servers; servers' RSS ${mb(sharedTeam.server?.rssKb ?? 0)} vs ${mb(team.server?.rssKb ?? 0)} unshared`,
   );
 }
