@@ -174,7 +174,7 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
   'containment-unavailable': {
     severity: 'warning',
     meaning:
-      'processes cannot be contained here (no unshare, or namespaces not allowed): an error for a profile with a full-access role',
+      'processes cannot be contained here (no unshare or setpriv, or namespaces not allowed): an error for a profile with a full-access role',
   },
   'codex-not-found': { severity: 'error', meaning: 'the Codex binary cannot be found' },
   'codex-not-runnable': {

@@ -8,7 +8,7 @@
  * process groups, app-server daemons, participants), then clears the process homes (the
  * `auth.json` copies and Codex's state; the rendered files and rollouts stay), removes its sockets
  * and token files and the sandbox mount points left empty in the working directory. The session's
- * containers end on their own when the supervisor dies (their control pipes close); the watchdog
+ * containers end on their own when the supervisor dies (their parent-death signals); the watchdog
  * is the second line, for processes that could not be contained. Codex itself never learns
  * about the watchdog.
  */

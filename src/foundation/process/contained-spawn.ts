@@ -1,9 +1,8 @@
 /**
- * The one place codex-mmo starts a process that belongs to a session (Codex, app-servers, Tool
- * MCP servers): inside its own container — a PID namespace whose init is `CONTAINER_INIT` — when
- * the machine allows it, else directly. Whatever the command starts, detached, `setsid` or with
- * its environment cleared, stays in the container and ends with it: when the command ends, when
- * the supervisor ends the container, and when the supervisor dies (its control pipe closes).
+ * Starts a session's process (Codex, app-servers, Tool MCP servers) in a container of its own when
+ * the machine allows it: a PID namespace, `unshare` and an init besides the command. The supervisor
+ * signals the processes under the init itself (from /proc); its death kills the container through
+ * parent-death signals. Whatever the command starts, even `setsid`, ends with it.
  */
 import {
   spawn,
@@ -16,8 +15,9 @@ import type { Socket } from 'node:net';
 
 import { containment, CONTAINER_SHELL, type Containment } from './containment.js';
 import { CONTAINER_INIT, CONTAINER_INIT_NAME, environmentScript } from './container-init.js';
+import { descendantsOf, processChildren } from './process-control.js';
 
-/** Seconds between SIGTERM and SIGKILL when a container ends because its control pipe closed. */
+/** Seconds between SIGTERM and SIGKILL when the supervisor ends a container. */
 export const CONTAINER_GRACE_SEC = 3;
 
 type StdioEntry = IOType | StdioNull | StdioPipe | 'inherit';
@@ -29,7 +29,7 @@ export interface ContainedOptions {
   readonly stdio: readonly [StdioEntry, StdioEntry, StdioEntry];
   /** A process group of its own (as `spawn`'s `detached`). */
   readonly detached?: boolean;
-  /** Grace between SIGTERM and SIGKILL when the control pipe closes (default 3 s). */
+  /** Grace between SIGTERM and SIGKILL when the container is ended (default 3 s). */
   readonly graceSec?: number;
   /** How to contain it (default: this machine's `containment()`). */
   readonly containment?: Containment;
@@ -42,19 +42,23 @@ export interface ContainedProcess {
   readonly contained: boolean;
   /** Sends `signal` to every process of the container (to the command alone when uncontained). */
   signal(signal: NodeJS.Signals): void;
-  /** Ends the container: SIGTERM to all of its processes, SIGKILL after the grace period. */
+  /**
+   * Ends the container: SIGTERM to all of its processes, SIGKILL after the grace period (at once
+   * if this process exits first).
+   */
   end(): void;
   /** Kills the container and everything in it at once. */
   kill(): void;
 }
 
-const NAMES: Partial<Record<NodeJS.Signals, string>> = {
-  SIGINT: 'INT',
-  SIGQUIT: 'QUIT',
-  SIGTERM: 'TERM',
-  SIGHUP: 'HUP',
-  SIGKILL: 'KILL',
-};
+/** The signals `signal()` sends to the processes of a container; any other ends it. */
+const FORWARDED: ReadonlySet<NodeJS.Signals> = new Set([
+  'SIGINT',
+  'SIGQUIT',
+  'SIGTERM',
+  'SIGHUP',
+  'SIGKILL',
+]);
 
 function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
@@ -68,6 +72,33 @@ function send(child: ChildProcess, signal: NodeJS.Signals): void {
     // already gone
   }
 }
+
+/**
+ * Sends `signal` to every process of the container whose `unshare` is `outer`: the descendants of
+ * its init (the one child of `unshare`), as `kill -1` inside would — not the init, which as the
+ * namespace's first process takes no signal it does not handle, and not `unshare`. Deepest
+ * first, the command last: its end makes the init send SIGTERM to what is left. Says whether
+ * there was no init (not started yet, or gone), an init alone (the command not started yet, or
+ * ended) or processes under it.
+ */
+function signalInside(outer: number, signal: NodeJS.Signals): 'no-init' | 'init-alone' | 'sent' {
+  const children = processChildren();
+  const init = children.get(outer)?.[0];
+  if (init === undefined) return 'no-init';
+  const inside = descendantsOf(init, children);
+  for (const pid of inside.reverse()) {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return inside.length > 0 ? 'sent' : 'init-alone';
+}
+
+/** How often, and how many times, a signal finding no process under an init is tried again. */
+const RETRY_MS = 25;
+const RETRIES = 40;
 
 /** Starts `command args` in a container of its own (see the module comment). */
 export function spawnContained(
@@ -98,7 +129,7 @@ export function spawnContained(
       },
     };
   }
-  const grace = String(options.graceSec ?? CONTAINER_GRACE_SEC);
+  const graceMs = (options.graceSec ?? CONTAINER_GRACE_SEC) * 1000;
   const { script, rest } = environmentScript(options.env);
   const child = spawn(
     how.prefix[0] ?? 'unshare',
@@ -108,39 +139,52 @@ export function spawnContained(
       '-c',
       CONTAINER_INIT,
       CONTAINER_INIT_NAME,
-      grace,
       how.sleep,
       options.env.PWD === undefined ? 'unset-pwd' : 'keep-pwd',
       command,
       ...args,
     ],
-    { ...base, env: rest, stdio: [...options.stdio, 'pipe', 'pipe'] },
+    { ...base, env: rest, stdio: [...options.stdio, 'pipe'] },
   );
-  const environment = child.stdio[4] as Socket | null | undefined;
+  const environment = child.stdio[3] as Socket | null | undefined;
   environment?.on('error', () => undefined);
   environment?.end(script);
-  const control = child.stdio[3] as Socket | null | undefined;
-  control?.on('error', () => undefined);
-  // the control pipe never keeps codex-mmo running; the child's own handle decides that
-  control?.unref();
-  const write = (line: string): void => {
-    if (control !== null && control !== undefined && control.writable) control.write(line);
+  // reaches the processes inside, or ends the container when nothing inside can be reached; a
+  // container just started may have no init yet, or an init still reading the environment, so
+  // the signal is tried again for a while (until the container has exited)
+  const signal = (name: NodeJS.Signals, retries = RETRIES): void => {
+    const outer = child.pid;
+    if (outer === undefined || exited(child)) return;
+    if (!FORWARDED.has(name)) {
+      send(child, 'SIGKILL');
+      return;
+    }
+    const sent = signalInside(outer, name);
+    if (sent === 'sent') return;
+    if (retries > 0) {
+      setTimeout(() => {
+        signal(name, retries - 1);
+      }, RETRY_MS).unref();
+    } else if (sent === 'no-init') send(child, 'SIGKILL');
   };
+  let ending: NodeJS.Timeout | undefined;
   return {
     child,
     contained: true,
-    signal: (signal) => {
-      const name = NAMES[signal];
-      if (name === undefined || control === null || control === undefined || !control.writable) {
-        // no way to reach the processes inside: end the container
-        send(child, 'SIGKILL');
-        return;
-      }
-      write(`${name}\n`);
+    signal: (name) => {
+      signal(name);
     },
     end: () => {
-      if (control !== null && control !== undefined && control.writable) control.end();
-      else send(child, 'SIGKILL');
+      signal('SIGTERM');
+      if (ending !== undefined || exited(child)) return;
+      // never keeps codex-mmo running: when it exits first, the parent-death signal kills all
+      ending = setTimeout(() => {
+        send(child, 'SIGKILL');
+      }, graceMs);
+      ending.unref();
+      child.once('exit', () => {
+        clearTimeout(ending);
+      });
     },
     kill: () => {
       send(child, 'SIGKILL');

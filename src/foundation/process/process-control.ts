@@ -1,9 +1,10 @@
 /**
  * Small process helpers: whether a pid is alive, signalling a process group (every participant
- * and Codex child runs in its own group so its MCP servers go with it), and waiting for an exit.
+ * and Codex child runs in its own group so its MCP servers go with it), the processes descending
+ * from one (as Linux's /proc shows them), and waiting for an exit.
  */
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Whether `pid` names a running process. A zombie is not running: it has exited and only waits
@@ -29,6 +30,63 @@ function isZombie(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The parent of `pid` as `/proc/<pid>/stat` shows it (undefined when it is gone). */
+function parentOf(pid: string): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    // after the command name (in parentheses, any character in it): the state, then the parent
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return Number.isInteger(parent) ? parent : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every process's children, by parent, as /proc shows them now (empty where it says nothing). */
+export function processChildren(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return children;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const parent = parentOf(name);
+    if (parent === undefined) continue;
+    const siblings = children.get(parent);
+    if (siblings === undefined) children.set(parent, [Number(name)]);
+    else siblings.push(Number(name));
+  }
+  return children;
+}
+
+/**
+ * The processes descending from `pid`, not `pid` itself, children before their own children
+ * (`children` as `processChildren()` read it). A process started after that read is not in it.
+ */
+export function descendantsOf(
+  pid: number,
+  children: ReadonlyMap<number, readonly number[]> = processChildren(),
+): number[] {
+  const found: number[] = [];
+  const seen = new Set<number>([pid]);
+  for (let queue = [pid]; queue.length > 0;) {
+    const next: number[] = [];
+    for (const parent of queue) {
+      for (const child of children.get(parent) ?? []) {
+        if (seen.has(child)) continue;
+        seen.add(child);
+        found.push(child);
+        next.push(child);
+      }
+    }
+    queue = next;
+  }
+  return found;
 }
 
 /** Signals the process group led by `pid`, falling back to the process alone. */

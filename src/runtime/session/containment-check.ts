@@ -18,7 +18,7 @@ export function containmentDiagnostics(how: Containment, profile: ProfileData): 
     return [
       diagnostic({
         code: 'containment-unavailable',
-        message: `processes cannot be contained on this machine (${how.reason}), and role${fullAccess.length > 1 ? 's' : ''} ${fullAccess.map((n) => `\`${n}\``).join(', ')} run${fullAccess.length > 1 ? '' : 's'} with permissions = "full-access", whose shell commands could outlive the session unseen: a session of this profile does not start. Install util-linux (unshare) and allow user namespaces, or use "workspace-write" or "read-only"`,
+        message: `processes cannot be contained on this machine (${how.reason}), and role${fullAccess.length > 1 ? 's' : ''} ${fullAccess.map((n) => `\`${n}\``).join(', ')} run${fullAccess.length > 1 ? '' : 's'} with permissions = "full-access", whose shell commands could outlive the session unseen: a session of this profile does not start. Install util-linux (unshare, setpriv) and allow user namespaces, or use "workspace-write" or "read-only"`,
       }),
     ];
   }
@@ -26,7 +26,7 @@ export function containmentDiagnostics(how: Containment, profile: ProfileData): 
     diagnostic({
       severity: 'warning',
       code: 'containment-unavailable',
-      message: `processes cannot be contained on this machine (${how.reason}): a Tool MCP server's or a sandboxed command's detached processes may outlive the session; only those that keep the session's marker are ended. Install util-linux (unshare) and allow user namespaces`,
+      message: `processes cannot be contained on this machine (${how.reason}): a Tool MCP server's or a sandboxed command's detached processes may outlive the session; only those that keep the session's marker are ended. Install util-linux (unshare, setpriv) and allow user namespaces`,
     }),
   ];
 }

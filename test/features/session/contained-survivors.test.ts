@@ -142,7 +142,7 @@ describe('a Tool MCP server with a detached child', () => {
     process.kill(watchdogs[0] ?? 0, 'SIGKILL');
     run.kill('SIGKILL');
     await run.done;
-    // the containers end on their own: their control pipes closed with the supervisor
+    // the containers end on their own: their parent-death signals killed them with the supervisor
     await waitFor(async () => (await sleepers(tag)).length === 0, 15_000);
     expect(existsSync(join(dir, 'homes', 'lead', 'auth.json'))).toBe(true);
     const listed = await runInWorld(world, ['session', 'list', '--json']);

@@ -1,10 +1,16 @@
 /**
- * `spawnContained`: a command and everything it starts — `setsid`, environment cleared, ignoring
- * SIGTERM — end with the command, when the container is ended, when it is killed, and when its
- * control pipe closes; the command keeps its exit status, its environment (no `PWD` added) and
- * default signal dispositions. Without containment the command runs directly.
+ * `spawnContained`: what a command starts (`setsid`, no environment, ignoring SIGTERM) ends with
+ * it, when the container is ended or killed, and at once on `kill -9` of the supervisor (root, with
+ * and without a user namespace, and an unprivileged user); forwarded signals reach a `setsid`
+ * grandchild; the command keeps its status, environment, group, input and signal dispositions.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
@@ -13,8 +19,34 @@ import {
   type ContainedProcess,
 } from '../../../src/foundation/process/contained-spawn.js';
 import { containment, detectContainment } from '../../../src/foundation/process/containment.js';
+import { descendantsOf } from '../../../src/foundation/process/process-control.js';
 
 const how = containment();
+const REPO = fileURLToPath(new URL('../../..', import.meta.url));
+const SUPERVISOR = join(REPO, 'test/fixtures/process/contained-supervisor.mjs');
+const ROOT = process.geteuid?.() === 0;
+/** Who runs the supervisor-like process, and whether in a user namespace. */
+interface Runner {
+  readonly who: string;
+  /** A prefix that runs it as another user (`setpriv`), or none. */
+  readonly as: readonly string[];
+  readonly userNs: boolean;
+}
+
+/** This user; when root, also root without a user namespace, and an unprivileged user. */
+const RUNNERS: readonly Runner[] = [
+  { who: 'this user', as: [], userNs: true },
+  ...(ROOT
+    ? [
+        { who: 'root without a user namespace', as: [], userNs: false },
+        {
+          who: 'an unprivileged user',
+          as: ['/usr/bin/setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'],
+          userNs: true,
+        },
+      ]
+    : []),
+];
 
 async function sleepers(tag: string): Promise<number[]> {
   const found: number[] = [];
@@ -52,6 +84,84 @@ async function until(condition: () => Promise<boolean>, ms: number): Promise<voi
 
 const DETACH = (tag: string): string =>
   `setsid env -i /bin/sh -c 'trap "" TERM; exec sleep ${tag}' </dev/null >/dev/null 2>&1 &`;
+
+/** Pids running `/bin/sh <script>`, not counting its forks that have not started a program yet. */
+async function running(script: string): Promise<number[]> {
+  const cmdlines = new Map<number, string>();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    cmdlines.set(Number(entry), await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => ''));
+  }
+  const wanted = `/bin/sh\0${script}\0`;
+  const found: number[] = [];
+  for (const [pid, cmdline] of cmdlines) {
+    if (cmdline !== wanted) continue;
+    const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => '');
+    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (cmdlines.get(parent) !== wanted) found.push(pid);
+  }
+  return found;
+}
+
+/** The session id of `pid` (the sixth field of /proc/<pid>/stat). */
+async function sessionOf(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[3]);
+}
+
+/**
+ * A directory anyone may write, with `grandchild.sh`: started with `setsid -f`, it leaves the
+ * command's process group and session, traps INT, QUIT, TERM and HUP (adding the name to `got`
+ * and exiting), then makes `ready` and waits (for a `sleep`: it forks again only when that ends).
+ */
+async function grandchildDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'contained-'));
+  await chmod(dir, 0o777);
+  await writeFile(
+    join(dir, 'grandchild.sh'),
+    `for s in INT QUIT TERM HUP; do trap "echo $s >> '${dir}/got'; exit 0" $s; done\n` +
+      `: > '${dir}/ready'\n` +
+      'while :; do sleep 1000 & wait; done\n',
+    { mode: 0o644 },
+  );
+  return dir;
+}
+
+/**
+ * A supervisor-like Node process (`contained-supervisor.mjs`) that runs `script` contained, as
+ * `runner` says; `send` gives it an action.
+ */
+function supervise(script: string, { as, userNs }: Runner) {
+  const node = ['--import', 'tsx', SUPERVISOR, script, userNs ? 'user-ns' : 'no-user-ns'];
+  const [command, args] =
+    as.length === 0
+      ? [process.execPath, node]
+      : [as[0] ?? '', [...as.slice(1), process.execPath, ...node]];
+  const child = spawn(command, args, {
+    cwd: REPO,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout }).on('line', (line) => lines.push(line));
+  const line = async (prefix: string): Promise<string> => {
+    await until(async () => Promise.resolve(lines.some((l) => l.startsWith(prefix))), 15_000);
+    return lines.find((l) => l.startsWith(prefix)) ?? '';
+  };
+  return {
+    child,
+    lines,
+    line,
+    send: (action: string) => child.stdin.write(`${action}\n`),
+  };
+}
+
+const SIGNALS: readonly (readonly [NodeJS.Signals, number])[] = [
+  ['SIGINT', 2],
+  ['SIGQUIT', 3],
+  ['SIGTERM', 15],
+  ['SIGHUP', 1],
+  ['SIGKILL', 9],
+];
 
 describe.runIf(how.available)('spawnContained', () => {
   it('keeps the exit status, the environment and default signal dispositions', async () => {
@@ -102,6 +212,41 @@ describe.runIf(how.available)('spawnContained', () => {
       if (environ.includes('cont-canary-9')) holders.push(Number(entry));
     }
     expect(holders).toEqual([]);
+    // in particular not the container's unshare and init, the two processes besides the command
+    const outer = started.child.pid ?? 0;
+    const [init = 0, ...inside] = descendantsOf(outer);
+    expect(inside).toEqual([sleeper]);
+    for (const pid of [outer, init]) {
+      expect(await readFile(`/proc/${String(pid)}/environ`, 'utf8')).not.toContain('canary');
+    }
+    expect(await readFile(`/proc/${String(outer)}/cmdline`, 'utf8')).toMatch(/unshare\0/);
+    expect(await readFile(`/proc/${String(init)}/cmdline`, 'utf8')).toContain(
+      'codex-mmo-container',
+    );
+    started.kill();
+    await until(async () => (await sleepers(tag)).length === 0, 10_000);
+  });
+
+  it('keeps the process group and input of the command', async () => {
+    const tag = '3131.8';
+    const started = spawnContained(
+      '/bin/sh',
+      ['-c', `read -r line; echo "$line"; exec sleep ${tag}`],
+      {
+        env: { PATH: '/usr/bin:/bin' },
+        stdio: ['pipe', 'pipe', 'ignore'],
+        detached: true,
+      },
+    );
+    let out = '';
+    started.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    started.child.stdin?.end('through the container\n');
+    await until(async () => (await sleepers(tag)).length === 1, 10_000);
+    const [sleeper = 0] = await sleepers(tag);
+    const stat = await readFile(`/proc/${String(sleeper)}/stat`, 'utf8');
+    // the group `detached` made for unshare: the command's, with the init between them
+    expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2])).toBe(started.child.pid);
+    expect(out).toBe('through the container\n');
     started.kill();
     await until(async () => (await sleepers(tag)).length === 0, 10_000);
   });
@@ -132,12 +277,6 @@ describe.runIf(how.available)('spawnContained', () => {
         c.kill();
       },
     ],
-    [
-      'the closed control pipe',
-      (c) => {
-        (c.child.stdio[3] as { destroy(): void }).destroy();
-      },
-    ],
   ];
   for (const [name, stop] of stops) {
     it(`ends everything in the container on ${name}`, async () => {
@@ -149,11 +288,150 @@ describe.runIf(how.available)('spawnContained', () => {
       await until(async () => (await sleepers(tag)).length === 0, 5_000);
     });
   }
+
+  it('delivers a signal sent as the container starts to the command', async () => {
+    const tag = '3131.10';
+    const { started, done } = start(`exec sleep ${tag}`);
+    started.signal('SIGTERM');
+    // the command's status after SIGTERM, not the container killed outright
+    expect((await done).code).toBe(143);
+    expect(started.child.signalCode).toBe(null);
+    expect(await sleepers(tag)).toEqual([]);
+  });
+
+  it('kills the container after the grace when end() finds a command ignoring SIGTERM', async () => {
+    const tag = '3131.7';
+    const { started, done } = start(`trap '' TERM; exec sleep ${tag}`);
+    await until(async () => (await sleepers(tag)).length === 1, 10_000);
+    const ending = Date.now();
+    started.end();
+    await done;
+    // graceSec is 1
+    expect(Date.now() - ending).toBeGreaterThanOrEqual(900);
+    await until(async () => (await sleepers(tag)).length === 0, 5_000);
+  });
+
+  for (const [index, runner] of RUNNERS.entries()) {
+    const { who } = runner;
+    for (const [signal, number] of SIGNALS) {
+      it(`sends ${signal} to a grandchild in its own session, run by ${who}`, async () => {
+        const dir = await grandchildDir();
+        const tag = `4141.${String(number)}${String(index)}`;
+        const supervisor = supervise(
+          `setsid -f /bin/sh '${dir}/grandchild.sh'; exec sleep ${tag}`,
+          runner,
+        );
+        try {
+          await supervisor.line('started');
+          await until(() => Promise.resolve(existsSync(join(dir, 'ready'))), 10_000);
+          await until(async () => (await running(`${dir}/grandchild.sh`)).length === 1, 10_000);
+          await until(async () => (await sleepers(tag)).length === 1, 10_000);
+          const [grandchild = 0] = await running(`${dir}/grandchild.sh`);
+          const [sleeper = 0] = await sleepers(tag);
+          expect(await sessionOf(grandchild)).not.toBe(await sessionOf(sleeper));
+          supervisor.send(`signal ${signal}`);
+          // the command's status, as the container's: 128 + n
+          expect(await supervisor.line('exit')).toBe(`exit ${String(128 + number)} null`);
+          if (signal !== 'SIGKILL') {
+            await until(
+              async () => (await readFile(join(dir, 'got'), 'utf8').catch(() => '')) !== '',
+              5_000,
+            );
+            // first: the container's own SIGTERM to what the command left may follow
+            const got = await readFile(join(dir, 'got'), 'utf8');
+            expect(got.split('\n')[0]).toBe(signal.slice(3));
+          }
+          await until(async () => (await running(`${dir}/grandchild.sh`)).length === 0, 5_000);
+        } finally {
+          supervisor.child.kill('SIGKILL');
+          await rm(dir, { recursive: true, force: true });
+        }
+      });
+    }
+
+    it(`ends everything in the container at once when the supervisor, run by ${who}, is killed`, async () => {
+      const dir = await grandchildDir();
+      const tag = `5151.${String(index)}`;
+      const supervisor = supervise(
+        `setsid -f /bin/sh '${dir}/grandchild.sh'; ${DETACH(`${tag}1`)} exec sleep ${tag}`,
+        runner,
+      );
+      try {
+        const outer = Number((await supervisor.line('started')).split(' ')[1]);
+        await until(async () => (await sleepers(`${tag}1`)).length === 1, 10_000);
+        await until(async () => (await sleepers(tag)).length === 1, 10_000);
+        await until(async () => (await running(`${dir}/grandchild.sh`)).length === 1, 10_000);
+        const container = [outer, ...descendantsOf(outer)];
+        // in a user namespace of its own, or in ours
+        const [sleeper = 0] = await sleepers(tag);
+        expect(
+          (await readlink(`/proc/${String(sleeper)}/ns/user`)) ===
+            (await readlink('/proc/self/ns/user')),
+        ).toBe(!runner.userNs);
+        // unshare, the init, the command, the grandchild and the detached sleeper
+        const [init = 0] = descendantsOf(outer);
+        expect(await readFile(`/proc/${String(init)}/cmdline`, 'utf8')).toContain(
+          'codex-mmo-container',
+        );
+        for (const pid of [
+          ...(await sleepers(tag)),
+          ...(await sleepers(`${tag}1`)),
+          ...(await running(`${dir}/grandchild.sh`)),
+        ]) {
+          expect(container).toContain(pid);
+        }
+        const killed = Date.now();
+        supervisor.child.kill('SIGKILL');
+        await until(
+          async () =>
+            (
+              await Promise.all(
+                container.map((pid) =>
+                  readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => ''),
+                ),
+              )
+            ).every((stat) => stat === '' || / [ZX] /.test(stat.slice(stat.lastIndexOf(')')))),
+          5_000,
+        );
+        // by the parent-death signals, not after a grace period
+        expect(Date.now() - killed).toBeLessThan(2_000);
+        expect(await sleepers(tag)).toEqual([]);
+        expect(await sleepers(`${tag}1`)).toEqual([]);
+      } finally {
+        supervisor.child.kill('SIGKILL');
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
 
 describe('containment', () => {
+  it('starts unshare under a parent-death signal, as it probed', () => {
+    if (how.available) {
+      expect(how.prefix.slice(1, 3)).toEqual(['--pdeathsig', 'KILL']);
+      expect(how.prefix[0]).toMatch(/\/setpriv$/);
+      expect(how.prefix[3]).toMatch(/\/unshare$/);
+      expect(how.prefix.slice(-4)).toEqual(['--pid', '--fork', '--kill-child', '--mount-proc']);
+    } else {
+      expect(how.reason).toMatch(/setpriv|unshare/);
+    }
+  });
+
+  it('is unavailable, with the reason, without setpriv', () => {
+    const found = detectContainment({
+      setpriv: ['/nonexistent/setpriv'],
+      unshare: ['/usr/bin/unshare', '/bin/unshare'],
+      sleep: ['/bin/sleep'],
+      shell: '/bin/sh',
+      root: false,
+    });
+    expect(found.available).toBe(false);
+    if (!found.available) expect(found.reason).toContain('setpriv');
+  });
+
   it('is unavailable, with the reason, without unshare', () => {
     const found = detectContainment({
+      setpriv: ['/usr/bin/setpriv', '/bin/setpriv'],
       unshare: ['/nonexistent/unshare'],
       sleep: ['/bin/sleep'],
       shell: '/bin/sh',

@@ -1,13 +1,18 @@
 /**
  * Whether a pid is alive: this process and a sleeping child are; an exited and reaped one and
  * invalid pids are not; nor is a zombie — a child that exited and that its parent never reaps.
+ * The descendants of a process: its children and theirs, also one in a session of its own.
  */
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 
 import { describe, expect, it } from 'vitest';
 
-import { isAlive } from '../../../src/foundation/process/process-control.js';
+import {
+  descendantsOf,
+  isAlive,
+  processChildren,
+} from '../../../src/foundation/process/process-control.js';
 
 /** The state letter /proc shows for `pid` ('' when it is gone). */
 async function stateOf(pid: number): Promise<string> {
@@ -47,6 +52,30 @@ describe('isAlive', () => {
       expect(await stateOf(pid)).toBe('Z');
       expect(isAlive(pid)).toBe(false);
       expect(isAlive(parent.pid ?? 0)).toBe(true);
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+});
+
+describe('descendantsOf', () => {
+  it('finds children and grandchildren, also one that left the session, children first', async () => {
+    // the shell's child `sh -c` starts `setsid sleep` (a session of its own), then waits
+    const parent = spawn('sh', ['-c', "sh -c 'setsid sleep 5.31 & echo $!; wait' & wait"], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const grandchild = await new Promise<number>((resolve) => {
+        parent.stdout.once('data', (chunk: Buffer) => {
+          resolve(Number(chunk.toString().trim()));
+        });
+      });
+      const pid = parent.pid ?? 0;
+      const [child, ...rest] = descendantsOf(pid);
+      expect(processChildren().get(pid)).toEqual([child]);
+      expect(rest).toEqual([grandchild]);
+      expect(descendantsOf(grandchild)).toEqual([]);
+      expect(descendantsOf(process.pid)).toContain(grandchild);
     } finally {
       parent.kill('SIGKILL');
     }
