@@ -20,7 +20,7 @@ import { loadCredentials } from '../../config/registry/credentials.js';
 import { compileOrReuse } from './compile-memo.js';
 import { chooseSocketPath, type LaunchContext } from './launch.js';
 import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
-import { containment } from '../../foundation/process/containment.js';
+import { findContainment } from '../../foundation/process/containment.js';
 import { processStartTime } from '../../foundation/process/session-marker.js';
 import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
 import { processBoundary, sessionReadDeny } from '../../runtime/session/read-deny.js';
@@ -60,7 +60,7 @@ export type StartSessionResult =
 
 export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
   // independent look-ups, done concurrently to keep the launch overhead small
-  const [compiled, credentials, codex] = await Promise.all([
+  const [compiled, credentials, codex, contained] = await Promise.all([
     compileOrReuse({
       nameOrPath: request.profile,
       dirs: request.dirs,
@@ -70,6 +70,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     }),
     loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
     codexInUse(request.dirs.codexBin, request.env, request.cwd),
+    findContainment(),
   ]);
   if (
     compiled.stored === undefined ||
@@ -108,9 +109,9 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const codexBin = codex.detection.launch.command;
   diagnostics.push(...codexVersionDiagnostics(codex));
   // said before anything runs: whether the session's processes can be contained here
-  const contained = containmentDiagnostics(containment(), compiled.stored.snapshot.profile);
-  diagnostics.push(...contained);
-  if (hasErrors(contained)) return { ok: false, diagnostics };
+  const containedDiagnostics = containmentDiagnostics(contained, compiled.stored.snapshot.profile);
+  diagnostics.push(...containedDiagnostics);
+  if (hasErrors(containedDiagnostics)) return { ok: false, diagnostics };
 
   // the mmo_mesh entries run the codex-mmo CLI; it must be there before Codex tries to start it
   if (compiled.plan.processes.some((p) => p.mesh)) {

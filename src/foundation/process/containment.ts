@@ -4,7 +4,7 @@
  * dies with its starter. Found once per codex-mmo process by trying exactly that; unavailable (no
  * `unshare` or `setpriv`, namespaces not allowed) is reported with the reason.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 
 /** How contained processes are started, or why they cannot be. */
@@ -50,10 +50,10 @@ function executable(paths: readonly string[]): string | undefined {
   });
 }
 
-/** Tries each way of making a PID namespace (in a user namespace; as root, also without). */
-export function detectContainment(
-  tools: ContainmentTools = DEFAULT_CONTAINMENT_TOOLS,
-): Containment {
+/** What to try: each candidate prefix in order, or why none can work. */
+function candidates(
+  tools: ContainmentTools,
+): { readonly prefixes: string[][]; readonly sleep: string } | Containment {
   const unshare = executable(tools.unshare);
   if (unshare === undefined) {
     return {
@@ -73,38 +73,77 @@ export function detectContainment(
     return { available: false, reason: `no \`sleep\` at ${tools.sleep.join(', ')}` };
   }
   const userNs = ['--user', '--map-current-user'];
-  const candidates = tools.root ? [userNs, []] : [userNs];
-  let failure = '';
-  for (const extra of candidates) {
-    // the parent-death signal: `unshare` dies with the process that started it (even by
-    // `kill -9`), and `--kill-child` then kills the namespace's first process, so all of it
-    const prefix = [
-      setpriv,
-      '--pdeathsig',
-      'KILL',
-      unshare,
-      ...extra,
-      '--pid',
-      '--fork',
-      '--kill-child',
-      '--mount-proc',
-    ];
-    const probe = spawnSync(setpriv, [...prefix.slice(1), tools.shell, '-c', 'exit 0'], {
-      env: { PATH: '/usr/bin:/bin' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 10_000,
-      encoding: 'utf8',
-    });
-    if (probe.status === 0) return { available: true, prefix, sleep };
-    failure =
-      (probe.stderr || probe.error?.message || `exit ${String(probe.status)}`)
-        .trim()
-        .split('\n')[0] ?? '';
-  }
+  // the parent-death signal: `unshare` dies with the process that started it (even by
+  // `kill -9`), and `--kill-child` then kills the namespace's first process, so all of it
+  const prefixes = (tools.root ? [userNs, []] : [userNs]).map((extra) => [
+    setpriv,
+    '--pdeathsig',
+    'KILL',
+    unshare,
+    ...extra,
+    '--pid',
+    '--fork',
+    '--kill-child',
+    '--mount-proc',
+  ]);
+  return { prefixes, sleep };
+}
+
+/** The first line of why a probe failed. */
+function failureOf(stderr: string, error: Error | undefined, status: number | null): string {
+  return (stderr || error?.message || `exit ${String(status)}`).trim().split('\n')[0] ?? '';
+}
+
+function unavailable(failure: string): Containment {
   return {
     available: false,
     reason: `\`setpriv\` and \`unshare\` cannot make a PID namespace here: ${failure}`,
   };
+}
+
+const PROBE_OPTIONS = { env: { PATH: '/usr/bin:/bin' }, timeout: 10_000 } as const;
+
+/** Tries each way of making a PID namespace (in a user namespace; as root, also without). */
+export function detectContainment(
+  tools: ContainmentTools = DEFAULT_CONTAINMENT_TOOLS,
+): Containment {
+  const plan = candidates(tools);
+  if ('available' in plan) return plan;
+  let failure = '';
+  for (const prefix of plan.prefixes) {
+    const [command, ...args] = [...prefix, tools.shell, '-c', 'exit 0'];
+    const probe = spawnSync(command, args, {
+      ...PROBE_OPTIONS,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
+    if (probe.status === 0) return { available: true, prefix, sleep: plan.sleep };
+    failure = failureOf(probe.stderr, probe.error, probe.status);
+  }
+  return unavailable(failure);
+}
+
+/** `detectContainment` without blocking: the probe runs while other work goes on. */
+export async function detectContainmentAsync(
+  tools: ContainmentTools = DEFAULT_CONTAINMENT_TOOLS,
+): Promise<Containment> {
+  const plan = candidates(tools);
+  if ('available' in plan) return plan;
+  let failure = '';
+  for (const prefix of plan.prefixes) {
+    const [command, ...args] = [...prefix, tools.shell, '-c', 'exit 0'];
+    const probe = await new Promise<{ status: number | null; stderr: string; error?: Error }>(
+      (resolve) => {
+        execFile(command, args, PROBE_OPTIONS, (error, _stdout, stderr) => {
+          const status = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+          resolve({ status, stderr, ...(error !== null ? { error } : {}) });
+        });
+      },
+    );
+    if (probe.status === 0) return { available: true, prefix, sleep: plan.sleep };
+    failure = failureOf(probe.stderr, probe.error, probe.status);
+  }
+  return unavailable(failure);
 }
 
 let found: Containment | undefined;
@@ -112,5 +151,11 @@ let found: Containment | undefined;
 /** This machine's containment, found on first use and then remembered. */
 export function containment(): Containment {
   found ??= detectContainment();
+  return found;
+}
+
+/** `containment()`, found without blocking when it is not known yet. */
+export async function findContainment(): Promise<Containment> {
+  found ??= await detectContainmentAsync();
   return found;
 }

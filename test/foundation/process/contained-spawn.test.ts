@@ -18,7 +18,12 @@ import {
   spawnContained,
   type ContainedProcess,
 } from '../../../src/foundation/process/contained-spawn.js';
-import { containment, detectContainment } from '../../../src/foundation/process/containment.js';
+import {
+  DEFAULT_CONTAINMENT_TOOLS,
+  containment,
+  detectContainment,
+  detectContainmentAsync,
+} from '../../../src/foundation/process/containment.js';
 import { descendantsOf } from '../../../src/foundation/process/process-control.js';
 
 const how = containment();
@@ -427,6 +432,15 @@ describe('containment', () => {
     });
     expect(found.available).toBe(false);
     if (!found.available) expect(found.reason).toContain('setpriv');
+  });
+
+  it('is found the same way without blocking, and fails the same way', async () => {
+    expect(await detectContainmentAsync()).toEqual(detectContainment());
+    // a shell that cannot run: every candidate fails, and the reason is the probe's own
+    const broken = { ...DEFAULT_CONTAINMENT_TOOLS, shell: '/nonexistent/sh' };
+    const found = await detectContainmentAsync(broken);
+    expect(found).toEqual(detectContainment(broken));
+    expect(found.available).toBe(false);
   });
 
   it('is unavailable, with the reason, without unshare', () => {
