@@ -190,19 +190,18 @@ export class GatewayHub {
   }
 
   /**
-   * Whether `peer` may use the HTTP routes of `process`: it must descend from the process the
-   * supervisor spawned for it (when known), and the first Codex process to ask binds them.
+   * Whether `peer` may use the HTTP routes of `process`: the first process to ask binds them,
+   * and it must descend from the process the supervisor spawned for it (when known); from then
+   * on only that very process may (even as its container ends around it).
    */
   private admitPeer(process: string, peer: ProcessStamp | undefined): boolean {
     if (peer === undefined) return false;
+    const bound = this.peers.get(process);
+    if (bound !== undefined) return bound.pid === peer.pid && bound.start === peer.start;
     const root = this.spawned.get(process);
     if (root !== undefined && !descendsFrom(peer.pid, root)) return false;
-    const bound = this.peers.get(process);
-    if (bound === undefined) {
-      this.peers.set(process, peer);
-      return true;
-    }
-    return bound.pid === peer.pid && bound.start === peer.start;
+    this.peers.set(process, peer);
+    return true;
   }
 
   /**
