@@ -6,7 +6,7 @@
  * built CLI (`node dist/cli/main.js`) as a real process and to see what it left running.
  */
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
@@ -431,4 +431,20 @@ export function spawnWorkerThenHold(
     }
     return after();
   };
+}
+
+/** Running echo-server fixtures whose command line names `marker` (a file of their own). */
+export function runningEchoServers(marker: string): number {
+  let count = 0;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const [, script] = cmdline.split('\0');
+    if (script === ECHO_SERVER && cmdline.includes(marker)) count++;
+  }
+  return count;
 }

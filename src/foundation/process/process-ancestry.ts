@@ -7,10 +7,10 @@ import { readFileSync } from 'node:fs';
 import { processStart, type ProcessStamp } from './tcp-peer.js';
 
 /** The parent pid of `pid` (field 4 of /proc/PID/stat), or undefined when it is gone. */
-function parentOf(pid: number): number | undefined {
+export function parentOf(pid: number | string): number | undefined {
   let text: string;
   try {
-    text = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+    text = readFileSync(`/proc/${String(pid)}/stat`, 'latin1');
   } catch {
     return undefined;
   }

@@ -5,6 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { parentOf } from './process-ancestry.js';
 
 /**
  * Whether `pid` names a running process. A zombie is not running: it has exited and only waits
@@ -29,18 +30,6 @@ function isZombie(pid: number): boolean {
     return state === 'Z' || state === 'X';
   } catch {
     return false;
-  }
-}
-
-/** The parent of `pid` as `/proc/<pid>/stat` shows it (undefined when it is gone). */
-function parentOf(pid: string): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // after the command name (in parentheses, any character in it): the state, then the parent
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    return Number.isInteger(parent) ? parent : undefined;
-  } catch {
-    return undefined;
   }
 }
 

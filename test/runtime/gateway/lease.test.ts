@@ -4,7 +4,7 @@
  * does not start), the first call starts the server, which gets the client's own `initialize`
  * before the call; a process that ends while its server starts leaves no process behind.
  */
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -19,7 +19,7 @@ import type { Route } from '../../../src/runtime/gateway/relay-connection.js';
 import { liveDigest } from '../../../src/runtime/gateway/tool-filter.js';
 import { connectWithToken } from '../../support/stolen-token.js';
 import { tmpDir } from '../../support/tmp.js';
-import { ECHO_SERVER, waitFor } from '../../support/world.js';
+import { ECHO_SERVER, runningEchoServers, waitFor } from '../../support/world.js';
 
 let root: string;
 let hub: GatewayHub;
@@ -76,20 +76,7 @@ const methods = (process: string): Record<string, unknown>[] =>
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 /** Running echo servers started for `process`. */
-function running(process: string): number {
-  let count = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let cmdline: string;
-    try {
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    const [, script] = cmdline.split('\0');
-    if (script === ECHO_SERVER && cmdline.includes(join(root, `${process}-pids.txt`))) count++;
-  }
-  return count;
-}
+const running = (process: string): number => runningEchoServers(join(root, `${process}-pids.txt`));
 
 beforeAll(async () => {
   root = await tmpDir('lease');

@@ -5,7 +5,7 @@
  * grant, concurrent calls with the same request ids get their own answers, every call is recorded
  * with its own process and role, and the server ends with the last process that uses it.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,7 +18,7 @@ import { credentialSourceFrom } from '../../../src/config/registry/credentials.j
 import type { ServerDefinition } from '../../../src/config/registry/types.js';
 import { connectWithToken } from '../../support/stolen-token.js';
 import { tmpDir } from '../../support/tmp.js';
-import { ECHO_SERVER, waitFor } from '../../support/world.js';
+import { ECHO_SERVER, runningEchoServers, waitFor } from '../../support/world.js';
 
 let root: string;
 let hub: GatewayHub;
@@ -69,21 +69,8 @@ const pids = (): number[] =>
     .filter((l) => l !== '')
     .map(Number);
 
-/** Running processes of this test's server (its pid file names them in its own PID namespace). */
-function running(): number {
-  let count = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let cmdline: string;
-    try {
-      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    const [, script] = cmdline.split('\0');
-    if (script === ECHO_SERVER && cmdline.includes(join(root, 'pids.txt'))) count++;
-  }
-  return count;
-}
+/** Running processes of this test's server. */
+const running = (): number => runningEchoServers(join(root, 'pids.txt'));
 
 beforeAll(async () => {
   root = await tmpDir('shared-server');
