@@ -69,8 +69,9 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
         shell(`setsid sh -c 'exec sleep ${detached}' </dev/null >/dev/null 2>&1 & echo started`),
       ];
     }
-    return mentioning(`sleep\0${detached}`).then((pids) => {
-      if (pids.length > 0) seenDetached.add(detached);
+    // the background `sh` may not have become `sleep` yet when the shell's output arrives
+    return appears(`sleep\0${detached}`, 5_000).then((running) => {
+      if (running) seenDetached.add(detached);
       return [{ type: 'message', text: 'DONE' }];
     });
   }
@@ -86,6 +87,16 @@ async function mentioning(needle: string): Promise<number[]> {
     if (cmdline.includes(needle)) found.push(Number(entry));
   }
   return found;
+}
+
+/** Whether a process whose command line mentions `needle` shows up within `ms`. */
+async function appears(needle: string, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  for (;;) {
+    if ((await mentioning(needle)).length > 0) return true;
+    if (Date.now() >= until) return false;
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 async function worldWith(permissions: string): Promise<World> {
