@@ -66,7 +66,11 @@ function script(request: ModelRequest): ScriptedItem[] | Promise<ScriptedItem[]>
   if (detached !== undefined) {
     if (!request.hasToolOutput) {
       return [
-        shell(`setsid sh -c 'exec sleep ${detached}' </dev/null >/dev/null 2>&1 & echo started`),
+        // the shell lives on a second, so the background job has left its process group (which
+        // Codex 0.149 ends with the command) before the shell ends
+        shell(
+          `setsid sh -c 'exec sleep ${detached}' </dev/null >/dev/null 2>&1 & sleep 1; echo started`,
+        ),
       ];
     }
     // the background `sh` may not have become `sleep` yet when the shell's output arrives
