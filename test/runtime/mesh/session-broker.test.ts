@@ -416,14 +416,21 @@ describe('session broker', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(isAlive(spawned.pid ?? 0)).toBe(true);
     other.close();
+    // a process can be reaped a moment before its participant records the stop, so both are
+    // awaited together
+    const statusesNow = () => new Map(broker.list().map((p) => [p.participant, p.status]));
+    const settled = (): boolean =>
+      !isAlive(spawned.pid ?? 0) &&
+      !isAlive(workerPid) &&
+      [spawned.participant, 'worker-1'].every((id) => statusesNow().get(id) === 'stopped');
     const deadline = Date.now() + 10_000;
-    while ((isAlive(spawned.pid ?? 0) || isAlive(workerPid)) && Date.now() < deadline) {
+    while (!settled() && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
     }
     // everything the root process owned goes: the helper and the earlier worker
     expect(isAlive(spawned.pid ?? 0)).toBe(false);
     expect(isAlive(workerPid)).toBe(false);
-    const statuses = new Map(broker.list().map((p) => [p.participant, p.status]));
+    const statuses = statusesNow();
     expect(statuses.get(spawned.participant)).toBe('stopped');
     expect(statuses.get('worker-1')).toBe('stopped');
   }, 60_000);
