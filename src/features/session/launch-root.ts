@@ -13,7 +13,6 @@ import { MaskingStream } from '../../foundation/diagnostics/mask-secrets.js';
 import { spawnContained, type ContainedProcess } from '../../foundation/process/contained-spawn.js';
 import { MESH_TOKEN_ENV } from '../../runtime/mesh/mesh-credential.js';
 import { MESH_SERVER_NAME } from '../../runtime/protocol/mesh-protocol.js';
-import { preloadMeshServer } from '../../runtime/mesh/serve-mesh.js';
 import { absentMountPoints } from '../../runtime/session/sandbox-leftovers.js';
 import type { SessionProcess, SessionRecord } from '../../runtime/session/session-record.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
@@ -108,7 +107,7 @@ export async function startRootProcess(
       ...(meshRoot ? [MESH_SERVER_NAME] : []),
     ];
     try {
-      const starting = startExecRoot({
+      root.execRoot = await startExecRoot({
         codexBin: plan.command,
         home: plan.homeDir,
         env,
@@ -130,9 +129,6 @@ export async function startRootProcess(
           services.gateway.bindSpawned('root', pid);
         },
       });
-      // Codex is spawned: mmo_mesh's server loads while Codex starts, before it connects
-      if (meshRoot) preloadMeshServer();
-      root.execRoot = await starting;
     } catch (error) {
       root.spawnError = error instanceof Error ? error : new Error(String(error));
     }

@@ -69,7 +69,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       home: request.home,
     }),
     loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
-    codexInUse(request.dirs.codexBin, request.env, request.cwd),
+    codexInUse(request.dirs.codexBin, request.env, request.cwd, request.dirs.dataDir),
     findContainment(),
   ]);
   if (

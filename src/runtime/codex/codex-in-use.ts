@@ -21,13 +21,17 @@ export interface CodexInUse {
   readonly supported: boolean;
 }
 
-/** Finds the Codex binary, reads its version and classifies it. */
+/**
+ * Finds the Codex binary, reads its version and classifies it. With `memoDir` (a data dir), the
+ * version a binary file printed before is reused until that file changes.
+ */
 export async function codexInUse(
   codexBin: string,
   env: Environment,
   cwd?: string,
+  memoDir?: string,
 ): Promise<CodexInUse> {
-  const detection = await detectCodex(codexBin, env, cwd);
+  const detection = await detectCodex(codexBin, env, cwd, memoDir);
   if (detection.kind !== 'found') return { detection, facts: NEWEST_CODEX, supported: false };
   const classified = classifyCodexVersion(detection.version);
   return { detection, facts: classified.facts, supported: classified.supported };

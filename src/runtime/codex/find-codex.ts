@@ -1,6 +1,7 @@
 /**
  * Locates the Codex binary (`--codex-bin`, `$CODEX_MMO_CODEX_BIN` or `codex` on PATH, already
- * chosen by `resolveDirectories`) and asks it for its version with `codex --version`.
+ * chosen by `resolveDirectories`) and asks it for its version with `codex --version`, or, given
+ * a data dir, reads what the very same binary file printed before (version-memo.ts).
  */
 import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
@@ -9,6 +10,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 
 import type { Environment } from '../../foundation/paths/directories.js';
 import { resolveCodexLaunch, type CodexLaunch } from './native-codex.js';
+import { readVersionMemo, versionMemoKey, writeVersionMemo } from './version-memo.js';
 
 /** How long `codex --version` may take. */
 export const CODEX_VERSION_TIMEOUT_MS = 15_000;
@@ -106,11 +108,34 @@ function runVersion(
   });
 }
 
-/** Finds Codex and reads its version, saying why when it cannot. */
+/** `--version`'s output, remembered in `memoDir` (a data dir) when one is given. */
+async function versionOutput(
+  command: string,
+  env: Environment,
+  memoDir: string | undefined,
+): Promise<{ ok: true; output: string } | { ok: false; reason: string }> {
+  const key = memoDir !== undefined ? await versionMemoKey(command) : undefined;
+  if (memoDir === undefined || key === undefined) return runVersion(command, env);
+  const remembered = await readVersionMemo(memoDir, key);
+  if (remembered !== undefined && parseCodexVersion(remembered) !== undefined) {
+    return { ok: true, output: remembered };
+  }
+  const result = await runVersion(command, env);
+  if (result.ok && parseCodexVersion(result.output) !== undefined) {
+    await writeVersionMemo(memoDir, key, result.output);
+  }
+  return result;
+}
+
+/**
+ * Finds Codex and reads its version, saying why when it cannot. With `memoDir`, the version a
+ * binary file printed before is reused until that file changes.
+ */
 export async function detectCodex(
   codexBin: string,
   env: Environment,
   cwd?: string,
+  memoDir?: string,
 ): Promise<CodexDetection> {
   const path = await locateCodex(codexBin, env, cwd);
   if (path === undefined) {
@@ -122,7 +147,7 @@ export async function detectCodex(
     };
   }
   const launch = await resolveCodexLaunch(path);
-  const result = await runVersion(launch.command, env);
+  const result = await versionOutput(launch.command, env, memoDir);
   if (!result.ok) return { kind: 'failed', path, reason: result.reason };
   const version = parseCodexVersion(result.output);
   if (version === undefined) {

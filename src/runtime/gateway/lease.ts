@@ -9,9 +9,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerLease } from '../../config/snapshot/types.js';
 import type { Upstream } from '../probe/upstream.js';
 import { MAX_TOOL_PAGES } from '../probe/tool-surface.js';
-
-/** MCP protocol revisions, oldest first. */
-const PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
+import { MCP_PROTOCOL_VERSIONS as PROTOCOL_VERSIONS } from '../protocol/mcp-versions.js';
 
 /**
  * The version a leased server answers: the one Codex asked for when it is a revision no newer

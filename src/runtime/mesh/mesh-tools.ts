@@ -1,9 +1,10 @@
 /**
- * What the `mmo_mesh` tools say to a caller (pure): the caller's spawn and control lists, and
- * the description of each of the five tools for those lists. Shared by the mesh server and the
- * model wire, which gives a native role the descriptions of its own lists.
+ * What the `mmo_mesh` tools say to a caller (pure): the caller's spawn and control lists, the
+ * description of each of the five tools for those lists, and the whole `tools/list` entry. Shared
+ * by the mesh server and the model wire, which gives a native role the descriptions of its lists.
  */
-import type { MESH_TOOL_NAMES } from '../protocol/mesh-protocol.js';
+import { MESH_TOOL_NAMES } from '../protocol/mesh-protocol.js';
+import { meshInputSchema, type MeshToolName } from './mesh-arguments.js';
 
 export { MESH_SERVER_NAME, MESH_TOOL_NAMES } from '../protocol/mesh-protocol.js';
 
@@ -46,4 +47,44 @@ export function meshToolDescriptions(
       `Stop a participant and every participant it started. Roles you may stop: ` +
       `${roles(grants.control)}.`,
   };
+}
+
+const TITLES: Record<MeshToolName, string> = {
+  spawn_participant: 'Spawn participant',
+  send_message: 'Send message',
+  wait_participant: 'Wait for participant',
+  list_participants: 'List participants',
+  stop_participant: 'Stop participant',
+};
+
+const CHANGES = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
+const READS = { readOnlyHint: true, openWorldHint: false };
+const ANNOTATIONS: Record<MeshToolName, Record<string, boolean>> = {
+  spawn_participant: CHANGES,
+  send_message: CHANGES,
+  wait_participant: READS,
+  list_participants: READS,
+  stop_participant: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
+};
+
+/** The instructions `initialize` gives a caller. */
+export function meshInstructions(info: MeshServerInfo): string {
+  return (
+    `Agent mesh of this codex-mmo session. You act as role '${info.role}'. ` +
+    `Roles you may spawn: ${roles(info.spawn)}. Roles you may message, wait on and stop: ` +
+    `${roles(info.control)}. Each participant is a separate Codex process with its own tools.`
+  );
+}
+
+/** The five tools as `tools/list` gives them to a caller. */
+export function meshToolList(info: MeshServerInfo): Record<string, unknown>[] {
+  const descriptions = meshToolDescriptions(info);
+  return MESH_TOOL_NAMES.map((name) => ({
+    name,
+    title: TITLES[name],
+    description: descriptions[name],
+    inputSchema: meshInputSchema(name),
+    annotations: ANNOTATIONS[name],
+    execution: { taskSupport: 'forbidden' },
+  }));
 }

@@ -14,6 +14,7 @@ import { promptApprovals } from '../approvals/tui-approvals.js';
 import { describeError } from '../../foundation/errors.js';
 import { readSessionRecord } from '../session/session-store.js';
 import { BrokerClient } from './broker-client.js';
+import { createMeshServer } from './mesh-server.js';
 import type { MeshServerInfo } from './mesh-tools.js';
 import { MeshError, type MeshBackend, type MeshCaller } from '../protocol/mesh-protocol.js';
 
@@ -71,11 +72,6 @@ async function connectBackend(
   }
 }
 
-/** Starts loading mmo_mesh's MCP server (the SDK's server and zod) ahead of its first session. */
-export function preloadMeshServer(): void {
-  import('./mesh-server.js').catch(() => undefined);
-}
-
 /**
  * Serves `mmo_mesh` on `transport` (started here) until it closes; its broker connection ends
  * with it. Resolves once it serves.
@@ -84,20 +80,16 @@ export async function serveMeshOn(
   options: MeshConnectOptions,
   transport: Transport,
 ): Promise<void> {
-  // the MCP SDK's server and zod load with the first mmo_mesh session, not with the supervisor
-  const [{ backend, info, client }, { createMeshServer }] = await Promise.all([
-    connectBackend(options),
-    import('./mesh-server.js'),
-  ]);
+  const { backend, info, client } = await connectBackend(options);
   const server = createMeshServer(backend, info);
-  server.server.onclose = () => {
+  server.onclose = () => {
     client?.close();
   };
   // the root of an interactive run is asked about participants' approvals (an MCP elicitation)
   if (client !== undefined && options.caller.participant === 'root') {
-    server.server.oninitialized = () => {
-      if (server.server.getClientCapabilities()?.elicitation?.form === undefined) return;
-      void promptApprovals(server.server, client).catch(() => undefined);
+    server.oninitialized = () => {
+      if (!server.canElicitForms()) return;
+      void promptApprovals(server, client).catch(() => undefined);
     };
   }
   await server.connect(transport);

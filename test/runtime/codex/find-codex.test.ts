@@ -2,7 +2,7 @@
  * Finding the Codex binary (explicit path, PATH search) and reading its version from the real
  * `codex --version`.
  */
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { delimiter, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -12,6 +12,7 @@ import {
   locateCodex,
   parseCodexVersion,
 } from '../../../src/runtime/codex/find-codex.js';
+import { VERSION_MEMO_DIR } from '../../../src/runtime/codex/version-memo.js';
 import { TEST_CODEX_BIN_DIR, TEST_CODEX_SERIES } from '../../support/codex-bin.js';
 import { tmpDir } from '../../support/tmp.js';
 
@@ -93,5 +94,44 @@ describe('findCodex', () => {
       version: '1.0.0',
       launch: { command: probe, env: {} },
     });
+  });
+
+  it('remembers what a binary file printed until that file changes', async () => {
+    const dir = await tmpDir();
+    const data = join(dir, 'data');
+    const codex = join(dir, 'codex-counted');
+    const runs = join(dir, 'runs');
+    const script = (version: string): string =>
+      `#!/bin/sh\necho run >> '${runs}'\necho codex-cli ${version}\n`;
+    await writeFile(codex, script('0.171.0'), { mode: 0o755 });
+    const count = async (): Promise<number> =>
+      (await readFile(runs, 'utf8').catch(() => '')).split('\n').filter(Boolean).length;
+    const env = { PATH: '/usr/bin:/bin' };
+
+    expect(await detectCodex(codex, env, dir, data)).toMatchObject({ version: '0.171.0' });
+    expect(await detectCodex(codex, env, dir, data)).toMatchObject({ version: '0.171.0' });
+    expect(await count()).toBe(1);
+    expect(await readdir(join(data, VERSION_MEMO_DIR))).toHaveLength(1);
+    // without a memo dir the binary is always asked (doctor, version)
+    await detectCodex(codex, env, dir);
+    expect(await count()).toBe(2);
+
+    // an upgrade in place changes the file: it is asked again
+    await writeFile(codex, script('0.172.0'), { mode: 0o755 });
+    expect(await detectCodex(codex, env, dir, data)).toMatchObject({ version: '0.172.0' });
+    expect(await count()).toBe(3);
+
+    // a broken entry is not believed; a failing binary is not remembered
+    for (const entry of await readdir(join(data, VERSION_MEMO_DIR))) {
+      await writeFile(
+        join(data, VERSION_MEMO_DIR, entry),
+        '{"format":"other","output":"codex-cli 9.9.9"}',
+      );
+    }
+    expect(await detectCodex(codex, env, dir, data)).toMatchObject({ version: '0.172.0' });
+    expect(await count()).toBe(4);
+    await writeFile(codex, '#!/bin/sh\nexit 3\n', { mode: 0o755 });
+    expect(await detectCodex(codex, env, dir, data)).toMatchObject({ kind: 'failed' });
+    expect(await detectCodex(codex, env, dir, data)).toMatchObject({ kind: 'failed' });
   });
 });

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
-import { createMeshServer } from '../../../src/runtime/mesh/mesh-server.js';
+import { createMeshServer, type MeshServer } from '../../../src/runtime/mesh/mesh-server.js';
 import { MESH_TOOL_NAMES } from '../../../src/runtime/mesh/mesh-tools.js';
 import {
   MeshError,
@@ -166,5 +166,160 @@ describe('mmo_mesh server', () => {
     const invalid = await c.callTool({ name: 'spawn_participant', arguments: { task: 'no role' } });
     expect(invalid.isError).toBe(true);
     expect(calls.filter((call) => call[0] === 'spawn')).toHaveLength(1);
+  });
+});
+
+/** A client end that speaks raw JSON-RPC to a mesh server, recording what the server sends. */
+async function raw(): Promise<{
+  send: (message: Record<string, unknown>) => Promise<void>;
+  received: Record<string, unknown>[];
+  next: (match: (m: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>;
+  server: MeshServer;
+  close: () => Promise<void>;
+}> {
+  const server = createMeshServer(backend, { role: 'lead', spawn: [], control: [] });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const received: Record<string, unknown>[] = [];
+  const waiting: { match: (m: Record<string, unknown>) => boolean; wake: () => void }[] = [];
+  b.onmessage = (message) => {
+    received.push(message);
+    for (const w of [...waiting]) if (w.match(message)) w.wake();
+  };
+  await b.start();
+  const next = (match: (m: Record<string, unknown>) => boolean) =>
+    new Promise<Record<string, unknown>>((resolve) => {
+      const found = received.find(match);
+      if (found !== undefined) {
+        resolve(found);
+        return;
+      }
+      waiting.push({ match, wake: () => { resolve(received.find(match) ?? {}); } });
+    });
+  return {
+    send: (message) => b.send({ jsonrpc: '2.0', ...message } as never),
+    received,
+    next,
+    server,
+    close: () => b.close(),
+  };
+}
+
+const answerTo =
+  (id: unknown) =>
+  (m: Record<string, unknown>): boolean =>
+    m.id === id && m.method === undefined;
+
+describe('mmo_mesh protocol', () => {
+  it('negotiates the revision, answers ping and refuses every other method', async () => {
+    const c = await raw();
+    await c.send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't' } },
+    });
+    expect(await c.next(answerTo(1))).toMatchObject({
+      result: {
+        protocolVersion: '2025-06-18',
+        capabilities: { tools: { listChanged: true } },
+        serverInfo: { name: 'mmo_mesh' },
+      },
+    });
+    await c.send({ id: 2, method: 'initialize', params: { protocolVersion: '1999-01-01' } });
+    expect(await c.next(answerTo(2))).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
+    await c.send({ id: 3, method: 'ping' });
+    expect(await c.next(answerTo(3))).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+    for (const [id, method] of [
+      [4, 'resources/list'],
+      [5, 'prompts/get'],
+      [6, 'completion/complete'],
+      [7, 'logging/setLevel'],
+    ] as const) {
+      await c.send({ id, method, params: {} });
+      expect(await c.next(answerTo(id))).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32601, message: 'Method not found' },
+      });
+    }
+    await c.send({ id: 8, method: 'tools/call', params: { name: 'delete_everything' } });
+    expect(await c.next(answerTo(8))).toMatchObject({
+      result: {
+        isError: true,
+        content: [{ text: 'MCP error -32602: Tool delete_everything not found' }],
+      },
+    });
+    await c.send({
+      id: 9,
+      method: 'tools/call',
+      params: { name: 'spawn_participant', arguments: 'x' },
+    });
+    expect(await c.next(answerTo(9))).toMatchObject({ result: { isError: true } });
+    expect(calls).toEqual([]);
+    await c.close();
+  });
+
+  it('sends no answer to a request the client cancelled', async () => {
+    const c = await raw();
+    await c.send({ id: 'w', method: 'tools/call', params: { name: 'list_participants' } });
+    await c.send({ method: 'notifications/cancelled', params: { requestId: 'w' } });
+    await c.send({ id: 'p', method: 'ping' });
+    await c.next(answerTo('p'));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(c.received.some((m) => m.id === 'w')).toBe(false);
+    await c.close();
+  });
+
+  it('asks a client that takes forms, and withdraws a question that is aborted or times out', async () => {
+    const c = await raw();
+    expect(c.server.canElicitForms()).toBe(false);
+    await expect(
+      c.server.elicitInput({
+        mode: 'form',
+        message: 'm',
+        requestedSchema: { type: 'object', properties: {} },
+      }),
+    ).rejects.toThrow('the client takes no form elicitation');
+    // an empty elicitation capability means forms
+    await c.send({ id: 1, method: 'initialize', params: { capabilities: { elicitation: {} } } });
+    await c.next(answerTo(1));
+    expect(c.server.canElicitForms()).toBe(true);
+    const params = {
+      mode: 'form',
+      message: 'approve?',
+      requestedSchema: { type: 'object', properties: {} },
+    } as const;
+
+    // the n-th question the server put to the client
+    const ask = (n: number) =>
+      c.next((m) => c.received.filter((r) => r.method === 'elicitation/create').indexOf(m) === n);
+
+    const accepted = c.server.elicitInput(params);
+    const first = await ask(0);
+    expect(first.params).toEqual(params);
+    await c.send({ id: first.id, result: { action: 'accept', content: {} } });
+    expect(await accepted).toEqual({ action: 'accept', content: {} });
+
+    const controller = new AbortController();
+    const aborted = c.server.elicitInput(params, { signal: controller.signal });
+    const second = await ask(1);
+    controller.abort('answered elsewhere');
+    await expect(aborted).rejects.toThrow('answered elsewhere');
+    expect(await c.next((m) => m.method === 'notifications/cancelled')).toMatchObject({
+      params: { requestId: second.id, reason: 'answered elsewhere' },
+    });
+
+    await expect(c.server.elicitInput(params, { timeout: 10 })).rejects.toThrow(
+      'the request timed out',
+    );
+
+    const refused = c.server.elicitInput(params);
+    const fourth = await ask(3);
+    await c.send({ id: fourth.id, result: { action: 'maybe' } });
+    await expect(refused).rejects.toThrow('the elicitation answer names no action');
+
+    const pending = c.server.elicitInput(params);
+    await c.close();
+    await expect(pending).rejects.toThrow('the connection closed');
   });
 });

@@ -1,0 +1,56 @@
+/**
+ * Remembers what `codex --version` printed for one binary file, so a session start need not run
+ * it again: entries in `<data>/codex-versions/<key>.json` are keyed by a SHA-256 over the binary's
+ * real path, device, inode, size and modification and change times, so any change to the file
+ * (an upgrade, a rebuild, a replacement) misses and the binary is asked again.
+ */
+import { createHash } from 'node:crypto';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { writeFileAtomic } from '../../foundation/paths/atomic-write.js';
+
+/** Directory of the entries inside the data dir. */
+export const VERSION_MEMO_DIR = 'codex-versions';
+const FORMAT = 'codex-mmo-codex-version/1';
+
+/** The entry's key for the binary at `path`; undefined when the file cannot be looked at. */
+export async function versionMemoKey(path: string): Promise<string | undefined> {
+  try {
+    const real = await realpath(path);
+    const info = await stat(real, { bigint: true });
+    if (!info.isFile()) return undefined;
+    const parts = [real, info.dev, info.ino, info.size, info.mtimeNs, info.ctimeNs];
+    return createHash('sha256').update(parts.map(String).join('\0')).digest('hex');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The remembered output of `--version` for this key, if any. */
+export async function readVersionMemo(dataDir: string, key: string): Promise<string | undefined> {
+  try {
+    const entry = JSON.parse(
+      await readFile(join(dataDir, VERSION_MEMO_DIR, `${key}.json`), 'utf8'),
+    ) as unknown;
+    if (typeof entry !== 'object' || entry === null) return undefined;
+    const { format, output } = entry as Record<string, unknown>;
+    return format === FORMAT && typeof output === 'string' ? output : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Remembers `output` for this key; a memo that cannot be written is simply not kept. */
+export async function writeVersionMemo(
+  dataDir: string,
+  key: string,
+  output: string,
+): Promise<void> {
+  await writeFileAtomic(
+    join(dataDir, VERSION_MEMO_DIR, `${key}.json`),
+    `${JSON.stringify({ format: FORMAT, output })}\n`,
+    0o600,
+    { durable: false },
+  ).catch(() => undefined);
+}
