@@ -68,7 +68,8 @@ export class MeshServer implements ElicitingServer {
   private transport: Transport | undefined;
   private capabilities: Record<string, unknown> | undefined;
   private readonly pending = new Map<Id, Pending>();
-  /** Requests of the client it cancelled: their answers are not sent. */
+  /** Requests of the client being answered, and those of them it cancelled (not answered). */
+  private readonly answering = new Set<Id>();
   private readonly cancelled = new Set<Id>();
   private nextId = 0;
 
@@ -189,8 +190,9 @@ export class MeshServer implements ElicitingServer {
 
   private notified(method: string, params: Record<string, unknown> | undefined): void {
     if (method === 'notifications/initialized') this.oninitialized?.();
-    if (method === 'notifications/cancelled' && isId(params?.requestId)) {
-      this.cancelled.add(params.requestId);
+    const cancelled = params?.requestId;
+    if (method === 'notifications/cancelled' && isId(cancelled) && this.answering.has(cancelled)) {
+      this.cancelled.add(cancelled);
     }
   }
 
@@ -199,6 +201,20 @@ export class MeshServer implements ElicitingServer {
     method: string,
     params: Record<string, unknown> | undefined,
   ): Promise<void> {
+    this.answering.add(id);
+    const reply = await this.reply(method, params).finally(() => {
+      this.answering.delete(id);
+    });
+    if (this.cancelled.delete(id)) return;
+    await this.transport
+      ?.send({ jsonrpc: '2.0', id, ...reply } as JSONRPCMessage, { relatedRequestId: id })
+      .catch(() => undefined);
+  }
+
+  private async reply(
+    method: string,
+    params: Record<string, unknown> | undefined,
+  ): Promise<Record<string, unknown>> {
     let reply: Record<string, unknown>;
     switch (method) {
       case 'initialize':
@@ -224,10 +240,7 @@ export class MeshServer implements ElicitingServer {
       default:
         reply = { error: { code: METHOD_NOT_FOUND, message: 'Method not found' } };
     }
-    if (this.cancelled.delete(id)) return;
-    await this.transport
-      ?.send({ jsonrpc: '2.0', id, ...reply } as JSONRPCMessage, { relatedRequestId: id })
-      .catch(() => undefined);
+    return reply;
   }
 
   private async call(params: Record<string, unknown> | undefined): Promise<ToolResult> {

@@ -170,14 +170,14 @@ describe('mmo_mesh server', () => {
 });
 
 /** A client end that speaks raw JSON-RPC to a mesh server, recording what the server sends. */
-async function raw(): Promise<{
+async function raw(serving: MeshBackend = backend): Promise<{
   send: (message: Record<string, unknown>) => Promise<void>;
   received: Record<string, unknown>[];
   next: (match: (m: Record<string, unknown>) => boolean) => Promise<Record<string, unknown>>;
   server: MeshServer;
   close: () => Promise<void>;
 }> {
-  const server = createMeshServer(backend, { role: 'lead', spawn: [], control: [] });
+  const server = createMeshServer(serving, { role: 'lead', spawn: [], control: [] });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const received: Record<string, unknown>[] = [];
@@ -194,7 +194,12 @@ async function raw(): Promise<{
         resolve(found);
         return;
       }
-      waiting.push({ match, wake: () => { resolve(received.find(match) ?? {}); } });
+      waiting.push({
+        match,
+        wake: () => {
+          resolve(received.find(match) ?? {});
+        },
+      });
     });
   return {
     send: (message) => b.send({ jsonrpc: '2.0', ...message } as never),
@@ -259,14 +264,30 @@ describe('mmo_mesh protocol', () => {
     await c.close();
   });
 
-  it('sends no answer to a request the client cancelled', async () => {
-    const c = await raw();
+  it('sends no answer to a request the client cancelled while it ran', async () => {
+    let release: () => void = () => undefined;
+    const slow: MeshBackend = {
+      ...backend,
+      list: () =>
+        new Promise((resolve) => {
+          release = () => {
+            resolve({ participants: [] });
+          };
+        }),
+    };
+    const c = await raw(slow);
     await c.send({ id: 'w', method: 'tools/call', params: { name: 'list_participants' } });
     await c.send({ method: 'notifications/cancelled', params: { requestId: 'w' } });
+    release();
+    // a cancellation of a request already answered changes nothing
+    await c.send({ id: 'q', method: 'tools/call', params: { name: 'stop_participant' } });
+    await c.next(answerTo('q'));
+    await c.send({ method: 'notifications/cancelled', params: { requestId: 'q' } });
     await c.send({ id: 'p', method: 'ping' });
     await c.next(answerTo('p'));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(c.received.some((m) => m.id === 'w')).toBe(false);
+    expect(c.received.filter((m) => m.id === 'w')).toEqual([]);
+    expect(c.received.filter((m) => m.id === 'q')).toHaveLength(1);
     await c.close();
   });
 
