@@ -1,8 +1,9 @@
 /**
  * Starts a session's process (Codex, app-servers, Tool MCP servers) in a container of its own when
- * the machine allows it: a PID namespace, `unshare` and an init besides the command. The supervisor
- * signals the processes under the init itself (from /proc); its death kills the container through
- * parent-death signals. Whatever the command starts, even `setsid`, ends with it.
+ * the machine allows it: a PID namespace, `unshare`, and an init besides the command or the command
+ * as the first process. The supervisor signals the processes inside itself (from /proc); its death
+ * kills the container through parent-death signals. Whatever the command starts, even `setsid`,
+ * ends with it.
  */
 import {
   spawn,
@@ -11,10 +12,17 @@ import {
   type StdioNull,
   type StdioPipe,
 } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { constants } from 'node:os';
 
 import { containment, CONTAINER_SHELL, type Containment } from './containment.js';
-import { CONTAINER_INIT, CONTAINER_INIT_NAME, environmentScript } from './container-init.js';
+import {
+  CONTAINER_EXEC,
+  CONTAINER_INIT,
+  CONTAINER_INIT_NAME,
+  environmentScript,
+} from './container-init.js';
 import { descendantsOf, processChildren } from './process-control.js';
 
 /** Seconds between SIGTERM and SIGKILL when the supervisor ends a container. */
@@ -33,6 +41,13 @@ export interface ContainedOptions {
   readonly graceSec?: number;
   /** How to contain it (default: this machine's `containment()`). */
   readonly containment?: Containment;
+  /**
+   * The namespace's first process. `'init'` (default): an init runs the command, then gives what
+   * it left SIGTERM and a grace. `'command'`: the command itself, one process fewer; what it
+   * leaves is killed with it, and a signal it neither handles nor ignores, which the kernel
+   * withholds from a first process, is given as its default action would be: SIGKILL.
+   */
+  readonly firstProcess?: 'init' | 'command';
 }
 
 export interface ContainedProcess {
@@ -73,27 +88,106 @@ function send(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** What a signal found: no first process yet (or gone), one still starting, or processes. */
+type Reach = 'none' | 'starting' | 'sent';
+
+function kill(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone meanwhile
+  }
+}
+
 /**
  * Sends `signal` to every process of the container whose `unshare` is `outer`: the descendants of
  * its init (the one child of `unshare`), as `kill -1` inside would — not the init, which as the
  * namespace's first process takes no signal it does not handle, and not `unshare`. Deepest
- * first, the command last: its end makes the init send SIGTERM to what is left. Says whether
- * there was no init (not started yet, or gone), an init alone (the command not started yet, or
- * ended) or processes under it.
+ * first, the command last: its end makes the init send SIGTERM to what is left. 'starting' is an
+ * init alone (the command not started yet, or ended).
  */
-function signalInside(outer: number, signal: NodeJS.Signals): 'no-init' | 'init-alone' | 'sent' {
+function signalUnderInit(outer: number, signal: NodeJS.Signals): Reach {
   const children = processChildren();
   const init = children.get(outer)?.[0];
-  if (init === undefined) return 'no-init';
+  if (init === undefined) return 'none';
   const inside = descendantsOf(init, children);
-  for (const pid of inside.reverse()) {
-    try {
-      process.kill(pid, signal);
-    } catch {
-      // gone meanwhile
-    }
+  for (const pid of inside.reverse()) kill(pid, signal);
+  return inside.length > 0 ? 'sent' : 'starting';
+}
+
+/** How `pid` takes `signal`, from the masks /proc shows ('default' where it says nothing). */
+function dispositionOf(pid: number, signal: NodeJS.Signals): 'caught' | 'ignored' | 'default' {
+  let status = '';
+  try {
+    status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
+  } catch {
+    return 'default';
   }
-  return inside.length > 0 ? 'sent' : 'init-alone';
+  const bit = 1n << BigInt(constants.signals[signal] - 1);
+  const mask = (name: string): bigint => {
+    const hex = new RegExp(`^${name}:\\s*([0-9a-f]+)$`, 'm').exec(status)?.[1];
+    return hex === undefined ? 0n : BigInt(`0x${hex}`);
+  };
+  if ((mask('SigCgt') & bit) !== 0n) return 'caught';
+  return (mask('SigIgn') & bit) !== 0n ? 'ignored' : 'default';
+}
+
+/** Whether `pid` still runs the script that sets the environment before the command. */
+function settingUp(pid: number): boolean {
+  try {
+    const cmdline = readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8');
+    return cmdline.startsWith(`${CONTAINER_SHELL}\0-c\0${CONTAINER_EXEC}\0`);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sends `signal` to every process of the container whose `unshare` is `outer` and whose first
+ * process is the command: its descendants, deepest first, then the command itself as an ordinary
+ * process would take it. Every forwarded signal's default action ends it: then `unshare` is
+ * killed, and its `--kill-child` kills the command and with it the namespace (`unshare` reports a
+ * command it saw killed by SIGKILL as a failure of its own). 'starting' is the command not started
+ * yet; 'caught' a command that handles the signal, to be watched (`watchHandler`).
+ */
+function signalCommandFirst(outer: number, signal: NodeJS.Signals): Reach | 'caught' {
+  const children = processChildren();
+  const first = children.get(outer)?.[0];
+  if (first === undefined) return 'none';
+  if (settingUp(first)) return 'starting';
+  for (const pid of descendantsOf(first, children).reverse()) kill(pid, signal);
+  const disposition = signal === 'SIGKILL' ? 'default' : dispositionOf(first, signal);
+  if (disposition === 'caught') {
+    kill(first, signal);
+    return 'caught';
+  }
+  if (disposition === 'default') kill(outer, 'SIGKILL');
+  return 'sent';
+}
+
+/** How often a first process that handled a signal is looked at. */
+const WATCH_MS = 25;
+
+/**
+ * Watches a first process that handled `signal`, for up to `ms`: one that gives its handler up
+ * while it still runs has re-raised the signal, which the kernel withholds from it (Node's own
+ * SIGTERM and SIGINT handler does so when no listener is set), and gets the default action:
+ * `unshare` is killed. One that keeps its handler ends as it chooses, or with the container.
+ */
+function watchHandler(child: ChildProcess, signal: NodeJS.Signals, ms: number): void {
+  const outer = child.pid;
+  const first = outer === undefined ? undefined : processChildren().get(outer)?.[0];
+  if (outer === undefined || first === undefined) return;
+  const deadline = Date.now() + ms;
+  const look = (): void => {
+    if (exited(child) || Date.now() > deadline) return;
+    if (dispositionOf(first, signal) === 'default') {
+      kill(outer, 'SIGKILL');
+      return;
+    }
+    setTimeout(look, WATCH_MS).unref();
+  };
+  look();
 }
 
 /** How often, and how many times, a signal finding no process under an init is tried again. */
@@ -130,6 +224,7 @@ export function spawnContained(
     };
   }
   const graceMs = (options.graceSec ?? CONTAINER_GRACE_SEC) * 1000;
+  const commandFirst = options.firstProcess === 'command';
   const { script, rest } = environmentScript(options.env);
   const child = spawn(
     how.prefix[0] ?? 'unshare',
@@ -137,7 +232,7 @@ export function spawnContained(
       ...how.prefix.slice(1),
       CONTAINER_SHELL,
       '-c',
-      CONTAINER_INIT,
+      commandFirst ? CONTAINER_EXEC : CONTAINER_INIT,
       CONTAINER_INIT_NAME,
       how.sleep,
       options.env.PWD === undefined ? 'unset-pwd' : 'keep-pwd',
@@ -159,13 +254,14 @@ export function spawnContained(
       send(child, 'SIGKILL');
       return;
     }
-    const sent = signalInside(outer, name);
-    if (sent === 'sent') return;
+    const reach = commandFirst ? signalCommandFirst(outer, name) : signalUnderInit(outer, name);
+    if (reach === 'caught') watchHandler(child, name, graceMs);
+    if (reach === 'sent' || reach === 'caught') return;
     if (retries > 0) {
       setTimeout(() => {
         signal(name, retries - 1);
       }, RETRY_MS).unref();
-    } else if (sent === 'no-init') send(child, 'SIGKILL');
+    } else if (reach === 'none' || commandFirst) send(child, 'SIGKILL');
   };
   let ending: NodeJS.Timeout | undefined;
   return {

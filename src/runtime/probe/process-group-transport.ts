@@ -3,7 +3,8 @@
  * newline-delimited JSON-RPC from its stdout (skipping lines that are not JSON-RPC, as Codex does,
  * but remembering them), keeps a bounded tail of its stderr, and stops the whole group: stdin
  * closed, SIGTERM, then SIGKILL after a grace period. A session's server runs in a container of
- * its own (`spawnContained`), so no process it starts outlives it, detached or not.
+ * its own (`spawnContained`), as its first process, so no process it starts outlives it, detached
+ * or not.
  */
 import { addProcessHook, removeProcessHook } from '../../foundation/process/process-hooks.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +15,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import { describeError } from '../../foundation/errors.js';
 import { LineSplitter, encodeJsonLine } from '../../foundation/json-lines.js';
-import { spawnContained } from '../../foundation/process/contained-spawn.js';
+import { spawnContained, type ContainedProcess } from '../../foundation/process/contained-spawn.js';
 import { signalGroup } from '../../foundation/process/process-control.js';
 import { readJsonRpcLine } from './json-rpc-line.js';
 
@@ -85,6 +86,7 @@ export class ProcessGroupTransport implements Transport {
   onmessage?: Transport['onmessage'];
 
   private child: ChildProcess | undefined;
+  private container: ContainedProcess | undefined;
   /** Stdout split into lines; an over-long line stops it and the transport. */
   private readonly stdoutLines = new LineSplitter(
     (line) => {
@@ -145,15 +147,21 @@ export class ProcessGroupTransport implements Transport {
     return new Promise((resolve, reject) => {
       let child: ChildProcess;
       try {
-        // a session's server in a container of its own: what it starts, even `setsid`, ends with it
-        child =
+        // a session's server in a container of its own, as its first process (no init besides
+        // it): what it starts, even `setsid`, ends with it
+        this.container =
           this.options.contained === true
             ? spawnContained(this.options.command, this.options.args, {
                 cwd: this.options.cwd,
                 env: this.options.env,
                 stdio: ['pipe', 'pipe', 'pipe'],
                 detached: true,
-              }).child
+                firstProcess: 'command',
+              })
+            : undefined;
+        child =
+          this.container !== undefined
+            ? this.container.child
             : spawn(this.options.command, [...this.options.args], {
                 cwd: this.options.cwd,
                 env: { ...this.options.env },
@@ -314,7 +322,8 @@ export class ProcessGroupTransport implements Transport {
       return;
     }
     child.stdin?.end();
-    this.killGroup('SIGTERM');
+    if (this.container !== undefined) this.container.signal('SIGTERM');
+    else this.killGroup('SIGTERM');
     const grace = this.options.graceMs ?? 1500;
     const deadline = Date.now() + grace;
     while ((await processGroupAlive(pid)) && Date.now() < deadline) await sleep(25);

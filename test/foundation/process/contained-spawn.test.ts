@@ -410,6 +410,111 @@ describe.runIf(how.available)('spawnContained', () => {
   }
 });
 
+describe.runIf(how.available)('spawnContained with the command as the first process', () => {
+  function first(script: string, env: Record<string, string> = { PATH: '/usr/bin:/bin' }) {
+    const started = spawnContained('/bin/sh', ['-c', script], {
+      env,
+      stdio: ['ignore', 'pipe', 'ignore'],
+      graceSec: 1,
+      firstProcess: 'command',
+    });
+    let out = '';
+    started.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    const done = new Promise<{ code: number | null; signal: string | null; out: string }>(
+      (resolve) => {
+        started.child.on('close', (code, signal) => {
+          resolve({ code, signal, out });
+        });
+      },
+    );
+    return { started, done };
+  }
+
+  it('runs the command as pid 1 beside unshare alone, with the environment only it holds', async () => {
+    expect((await first('exit 7').done).code).toBe(7);
+    const canary = "first-canary-4\nit's $HOME `x` \\ \"q\" 'z'";
+    const tag = '3132.1';
+    const { started } = first(`echo $$; printf '%s' "$SECRET_VALUE"; exec sleep ${tag}`, {
+      PATH: '/usr/bin:/bin',
+      SECRET_VALUE: canary,
+    });
+    let out = '';
+    started.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+    await until(async () => (await sleepers(tag)).length === 1 && out === `1\n${canary}`, 10_000);
+    const [sleeper = 0] = await sleepers(tag);
+    const outer = started.child.pid ?? 0;
+    expect(descendantsOf(outer)).toEqual([sleeper]);
+    expect(await readFile(`/proc/${String(outer)}/environ`, 'utf8')).not.toContain('canary');
+    const holders: number[] = [];
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const environ = await readFile(`/proc/${entry}/environ`, 'utf8').catch(() => '');
+      if (environ.includes('first-canary-4')) holders.push(Number(entry));
+    }
+    expect(holders).toEqual([sleeper]);
+    // the test's own shell adds PWD
+    const environ = (await readFile(`/proc/${String(sleeper)}/environ`, 'utf8')).split('\0');
+    expect(environ.filter((v) => !v.startsWith('PWD=')).sort()).toEqual([
+      '',
+      'PATH=/usr/bin:/bin',
+      `SECRET_VALUE=${canary}`,
+    ]);
+    started.kill();
+    await until(async () => (await sleepers(tag)).length === 0, 10_000);
+  });
+
+  it('ends a setsid child when the command exits', async () => {
+    const tag = '3132.2';
+    const { done } = first(`${DETACH(tag)} sleep 0.3`);
+    expect((await done).code).toBe(0);
+    await until(async () => (await sleepers(tag)).length === 0, 2_000);
+  });
+
+  it('gives SIGTERM to a command that handles it, with its children first', async () => {
+    const tag = '3132.3';
+    const { started, done } = first(
+      `trap 'echo got; exit 3' TERM; while :; do sleep ${tag} & wait; done`,
+    );
+    await until(async () => (await sleepers(tag)).length === 1, 10_000);
+    started.signal('SIGTERM');
+    const { code, out } = await done;
+    expect([code, out]).toEqual([3, 'got\n']);
+  });
+
+  it('ends at once a command that leaves SIGTERM to its default action, and everything it started', async () => {
+    const tag = '3132.4';
+    const { started, done } = first(`${DETACH(tag)} exec sleep 100`);
+    await until(async () => (await sleepers(tag)).length === 1, 10_000);
+    const ending = Date.now();
+    started.end();
+    const { code, signal } = await done;
+    // as an ordinary process would: ended by the signal, before the grace (graceSec is 1)
+    expect(Date.now() - ending).toBeLessThan(900);
+    expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
+    await until(async () => (await sleepers(tag)).length === 0, 2_000);
+  });
+
+  it('kills a command that ignores SIGTERM after the grace', async () => {
+    const tag = '3132.5';
+    const { started, done } = first(`trap '' TERM; exec sleep ${tag}`);
+    await until(async () => (await sleepers(tag)).length === 1, 10_000);
+    const ending = Date.now();
+    started.end();
+    await done;
+    expect(Date.now() - ending).toBeGreaterThanOrEqual(900);
+    await until(async () => (await sleepers(tag)).length === 0, 5_000);
+  });
+
+  it('delivers a signal sent as the container starts to the command', async () => {
+    const { started, done } = first(`trap 'exit 5' TERM; while :; do sleep 3132.6 & wait; done`);
+    started.signal('SIGTERM');
+    // the trap's status, or killed as the shell would be before it set the trap: never lost
+    const { code, signal } = await done;
+    expect(code === 5 || signal === 'SIGKILL').toBe(true);
+    expect(await sleepers('3132.6')).toEqual([]);
+  });
+});
+
 describe('containment', () => {
   it('starts unshare under a parent-death signal, as it probed', () => {
     if (how.available) {

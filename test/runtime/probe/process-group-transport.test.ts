@@ -1,5 +1,9 @@
+import { readFile } from 'node:fs/promises';
+
 import { describe, expect, it } from 'vitest';
 
+import { containment } from '../../../src/foundation/process/containment.js';
+import { descendantsOf } from '../../../src/foundation/process/process-control.js';
 import {
   ProcessGroupTransport,
   STDERR_KEEP_BYTES,
@@ -78,5 +82,77 @@ describe('ProcessGroupTransport', () => {
     await expect(transport.start()).rejects.toThrow();
     expect(transport.describeExit()).toMatch(/could not be started.*ENOENT/);
     await transport.stop();
+  });
+});
+
+describe.runIf(containment().available)('ProcessGroupTransport, contained', () => {
+  function contained(script: string, graceMs = 3000): ProcessGroupTransport {
+    return new ProcessGroupTransport({
+      command: process.execPath,
+      args: ['-e', script],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '' },
+      graceMs,
+      contained: true,
+    });
+  }
+  // a server that never ends by itself: its stdin closing does not end it
+  const STAYS = `process.stdin.resume(); setInterval(() => {}, 1000); console.log('{"jsonrpc":"2.0","method":"up"}');`;
+
+  async function started(transport: ProcessGroupTransport): Promise<number> {
+    let up = false;
+    transport.onmessage = () => {
+      up = true;
+    };
+    await transport.start();
+    await until(() => up);
+    const [server = 0, ...rest] = descendantsOf(transport.pid ?? 0);
+    expect(rest).toEqual([]);
+    return server;
+  }
+
+  it('runs the server as the first process of its container, beside unshare alone', async () => {
+    const transport = contained(
+      `process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: String(process.pid) }) + '\\n'); setInterval(() => {}, 1000);`,
+    );
+    let method = '';
+    transport.onmessage = (message) => {
+      method = (message as { method: string }).method;
+    };
+    await transport.start();
+    await until(() => method !== '');
+    expect(method).toBe('1');
+    const [server = 0] = descendantsOf(transport.pid ?? 0);
+    expect(await readFile(`/proc/${String(server)}/cmdline`, 'utf8')).toMatch(/^[^\0]*node\0-e\0/);
+    await transport.stop();
+  });
+
+  it('ends at once a Node server with no SIGTERM listener, whose own handler re-raises it', async () => {
+    const transport = contained(STAYS);
+    await started(transport);
+    const stopping = Date.now();
+    await transport.stop();
+    expect(Date.now() - stopping).toBeLessThan(2000);
+    expect(transport.exit).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(await processGroupAlive(transport.pid ?? 0)).toBe(false);
+  });
+
+  it('gives SIGTERM to a server that handles it, and lets it end as it chooses', async () => {
+    const transport = contained(
+      `${STAYS} process.on('SIGTERM', () => setTimeout(() => process.exit(7), 100));`,
+    );
+    await started(transport);
+    await transport.stop();
+    expect(transport.exit).toEqual({ code: 7, signal: null });
+  });
+
+  it('kills a server that ignores SIGTERM after the grace', async () => {
+    const transport = contained(`${STAYS} process.on('SIGTERM', () => {});`, 500);
+    await started(transport);
+    const stopping = Date.now();
+    await transport.stop();
+    expect(Date.now() - stopping).toBeGreaterThanOrEqual(450);
+    expect(transport.exit?.signal).toBe('SIGKILL');
+    expect(await processGroupAlive(transport.pid ?? 0)).toBe(false);
   });
 });
