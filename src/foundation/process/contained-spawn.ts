@@ -167,21 +167,30 @@ function signalCommandFirst(outer: number, signal: NodeJS.Signals): Reach | 'cau
 
 /** How often a first process that handled a signal is looked at. */
 const WATCH_MS = 25;
+/**
+ * How long a first process must keep running with its handler given up before it is killed: one
+ * exiting by itself also gives its handlers up, a moment before it is gone.
+ */
+const SETTLE_MS = 250;
 
 /**
  * Watches a first process that handled `signal`, for up to `ms`: one that gives its handler up
  * while it still runs has re-raised the signal, which the kernel withholds from it (Node's own
  * SIGTERM and SIGINT handler does so when no listener is set), and gets the default action:
- * `unshare` is killed. One that keeps its handler ends as it chooses, or with the container.
+ * `unshare` is killed. One that keeps its handler ends as it chooses, or with the container; one
+ * that is exiting is left to end (`SETTLE_MS`).
  */
 function watchHandler(child: ChildProcess, signal: NodeJS.Signals, ms: number): void {
   const outer = child.pid;
   const first = outer === undefined ? undefined : processChildren().get(outer)?.[0];
   if (outer === undefined || first === undefined) return;
   const deadline = Date.now() + ms;
+  let givenUp: number | undefined;
   const look = (): void => {
     if (exited(child) || Date.now() > deadline) return;
-    if (dispositionOf(first, signal) === 'default') {
+    if (dispositionOf(first, signal) !== 'default') givenUp = undefined;
+    else if (givenUp === undefined) givenUp = Date.now();
+    else if (Date.now() - givenUp >= SETTLE_MS) {
       kill(outer, 'SIGKILL');
       return;
     }

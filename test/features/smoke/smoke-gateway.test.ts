@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { SmokeReport } from '../../../src/features/smoke/smoke.js';
+import { containment } from '../../../src/foundation/process/containment.js';
 import { runCli } from '../../support/cli.js';
 import {
   echoServer,
@@ -59,8 +60,10 @@ describe('profile smoke through the gateway', () => {
     ) as Record<string, string>;
     expect(server.FILES_KEY).toBe(CANARY);
     // started by the gateway: the parent is no Codex process (a Codex home of the smoke session),
-    // and holds no credential of the server
+    // and holds no credential of the server; contained, the server is its namespace's first
+    // process, with no parent in its view (its `unshare` is checked in contained-spawn.test.ts)
     const parent = await readFile(join(world.root, 'parent-env.json'), 'utf8');
+    expect(parent === '{"FIRST_PROCESS":"1"}').toBe(containment().available);
     expect(parent).not.toContain(CANARY);
     expect(parent).not.toContain('FILES_KEY');
     expect((JSON.parse(parent) as Record<string, string>).CODEX_HOME ?? '').not.toMatch(

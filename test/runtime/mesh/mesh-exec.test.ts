@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { containment } from '../../../src/foundation/process/containment.js';
 import { isAlive } from '../../../src/foundation/process/process-control.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
 import {
@@ -191,6 +192,8 @@ describe('mmo_mesh through real Codex', () => {
       await readFile(join(scripted.world.root, 'worker_srv-codex-env.json'), 'utf8'),
     ) as Record<string, string>;
     expect(serverParent.CODEX_HOME).not.toBe(join(dir, 'homes', 'worker-1'));
+    // contained, a server is its namespace's first process: nothing in its view started it
+    expect(serverParent.FIRST_PROCESS === '1').toBe(containment().available);
     // the shell sees neither its Codex home nor (sandbox deny) the auth.json copy in it
     expect(workerShell.CODEX_HOME).toBeUndefined();
     expect(workerShell.AUTH_COPY_PRESENT).toBeUndefined();
@@ -206,6 +209,7 @@ describe('mmo_mesh through real Codex', () => {
     const leadParent = JSON.parse(
       await readFile(join(scripted.world.root, 'lead_srv-codex-env.json'), 'utf8'),
     ) as Record<string, string>;
+    expect(leadParent.FIRST_PROCESS === '1').toBe(containment().available);
     expect(leadParent.CODEX_MMO_MESH_TOKEN ?? DECOY_MESH_TOKEN).toBe(DECOY_MESH_TOKEN);
     expect(leadParent.LEAD_CRED).toBeUndefined();
     expect(workerShell.CODEX_MMO_MESH_TOKEN).toBeUndefined();
