@@ -160,6 +160,20 @@ function supervise(script: string, { as, userNs }: Runner) {
   };
 }
 
+/** Ends a container whose command ignores SIGTERM: it goes only after the grace (1 s). */
+async function endsAfterGrace(
+  tag: string,
+  run: (script: string) => { started: ContainedProcess; done: Promise<unknown> },
+): Promise<void> {
+  const { started, done } = run(`trap '' TERM; exec sleep ${tag}`);
+  await until(async () => (await sleepers(tag)).length === 1, 10_000);
+  const ending = Date.now();
+  started.end();
+  await done;
+  expect(Date.now() - ending).toBeGreaterThanOrEqual(900);
+  await until(async () => (await sleepers(tag)).length === 0, 5_000);
+}
+
 const SIGNALS: readonly (readonly [NodeJS.Signals, number])[] = [
   ['SIGINT', 2],
   ['SIGQUIT', 3],
@@ -305,15 +319,7 @@ describe.runIf(how.available)('spawnContained', () => {
   });
 
   it('kills the container after the grace when end() finds a command ignoring SIGTERM', async () => {
-    const tag = '3131.7';
-    const { started, done } = start(`trap '' TERM; exec sleep ${tag}`);
-    await until(async () => (await sleepers(tag)).length === 1, 10_000);
-    const ending = Date.now();
-    started.end();
-    await done;
-    // graceSec is 1
-    expect(Date.now() - ending).toBeGreaterThanOrEqual(900);
-    await until(async () => (await sleepers(tag)).length === 0, 5_000);
+    await endsAfterGrace('3131.7', start);
   });
 
   for (const [index, runner] of RUNNERS.entries()) {
@@ -495,14 +501,7 @@ describe.runIf(how.available)('spawnContained with the command as the first proc
   });
 
   it('kills a command that ignores SIGTERM after the grace', async () => {
-    const tag = '3132.5';
-    const { started, done } = first(`trap '' TERM; exec sleep ${tag}`);
-    await until(async () => (await sleepers(tag)).length === 1, 10_000);
-    const ending = Date.now();
-    started.end();
-    await done;
-    expect(Date.now() - ending).toBeGreaterThanOrEqual(900);
-    await until(async () => (await sleepers(tag)).length === 0, 5_000);
+    await endsAfterGrace('3132.5', first);
   });
 
   it('delivers a signal sent as the container starts to the command', async () => {
