@@ -16,6 +16,8 @@
 //    started at once on fresh copies of the hand-written home, taken through the same steps
 //    (initialize, thread/start, MCP servers ready, turn/start). Goals: spawn time grows linearly
 //    with the number of participants, and stays within 1.2x of the plain start.
+// BENCH_CODEX_BIN names the Codex launcher both sides run (default: the installed `codex`; for
+// the older series, node_modules/codex-0149/bin/codex.js).
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg } from 'node:os';
@@ -51,7 +53,7 @@ const SPAWN_ROUNDS = Number(process.env.BENCH_SPAWN_ROUNDS ?? 3);
 const SPAWN_COUNTS = (process.env.BENCH_SPAWN_COUNTS ?? '1,4,8,16').split(',').map(Number);
 const GOAL_MS = 150;
 const cli = dist('cli/main.js');
-const codexBin = join(root, 'node_modules', '.bin', 'codex');
+const codexBin = process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex');
 const echoServer = join(root, 'test', 'fixtures', 'servers', 'echo-server.mjs');
 
 const median = (values) => {
