@@ -31,7 +31,7 @@ import {
 import type { CodexChannel } from './codex-channel.js';
 import { maskAnswer } from './mask-answer.js';
 import { FORWARDED_NOTIFICATIONS, SERVER_REQUESTS, recordsAdmitted } from './method-rules.js';
-import { decideRequest, type Decline } from './request-gate.js';
+import { decideRequest, type Decline, type RequestDecision } from './request-gate.js';
 import {
   METHOD_NOT_FOUND,
   REFUSED_CODE,
@@ -290,6 +290,11 @@ export class RelayConnection {
       ((message.kind === 'request' && LEASE_ANSWERS.has(message.method)) ||
         (message.kind === 'notification' && message.method === 'notifications/initialized'));
     if (!local) {
+      // a request no rule admits is refused (and recorded) now: it starts no server
+      if (message.kind === 'request' && this.declines(message.method, message.params)) {
+        this.admit(message);
+        return;
+      }
       this.held.push(value);
       if (this.lease === 'idle' && message.kind === 'request') void this.startLeased();
       return;
@@ -364,19 +369,31 @@ export class RelayConnection {
     }
   }
 
-  private admitRequest(id: Id, method: string, params: unknown): boolean {
+  /** The gate's decision on a request of Codex, as things stand (no side effect). */
+  private decide(method: string, params: unknown): RequestDecision & { caller: CallerThread } {
     const caller = callerThread(isObject(params) ? params._meta : undefined);
-    const role = callerRole(this.route, caller);
     const decision = decideRequest({
       stopping: this.shared.stopping(),
       route: this.route,
       method,
       params,
-      role,
+      role: callerRole(this.route, caller),
       matcher: this.matcher(),
       isDrifted: (tool) => this.shared.isDrifted(this.route, tool),
       clean: (text) => this.clean(text),
     });
+    return { ...decision, caller };
+  }
+
+  /** Whether the gate refuses a request of Codex as things stand. */
+  private declines(method: string, params: unknown): boolean {
+    return this.decide(method, params).decline !== undefined;
+  }
+
+  private admitRequest(id: Id, method: string, params: unknown): boolean {
+    const decision = this.decide(method, params);
+    const caller = decision.caller;
+    const role = callerRole(this.route, caller);
     const isCall = method === 'tools/call';
     const shown = isObject(params) ? (isCall ? params.arguments : withoutMeta(params)) : params;
     const args = summarizeArguments(shown, this.matcher(), this.secrets());

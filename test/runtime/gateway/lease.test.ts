@@ -2,7 +2,8 @@
  * A leased route behind the gateway, against the real echo-server fixture and an MCP SDK client
  * standing where Codex stands: the handshake and `tools/list` come from the lease (the server
  * does not start), the first call starts the server, which gets the client's own `initialize`
- * before the call; a process that ends while its server starts leaves no process behind.
+ * before the call; a request no rule admits is refused without starting it; a process that ends
+ * while its server starts leaves no process behind.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -142,6 +143,26 @@ describe('a leased route', () => {
     const refused = await client.callTool({ name: 'write', arguments: { text: 'x' } });
     expect(JSON.stringify(refused.content)).toContain('[tool-not-granted]');
     expect(starts('root')).toBe(1);
+  });
+
+  it('refuses a request no rule admits without starting the server, and records it', async () => {
+    const idle = await connectWithToken(hub.url ?? '', hub.addRoute(route('refused')));
+    const refused = await idle.callTool({ name: 'write', arguments: { text: 'x' } });
+    expect(JSON.stringify(refused.content)).toContain('[tool-not-granted]');
+    const recorded = (): boolean =>
+      readFileSync(join(root, 'calls.jsonl'), 'utf8')
+        .split('\n')
+        .some(
+          (line) => line.includes('"process":"refused"') && line.includes('"tool-not-granted"'),
+        );
+    await waitFor(recorded, 5000);
+    expect(recorded()).toBe(true);
+    // the first admitted request is the one that starts it
+    expect(starts('refused')).toBe(0);
+    const answer = await idle.callTool({ name: 'echo', arguments: { text: 'now' } });
+    expect(JSON.stringify(answer.content)).toContain('now');
+    expect(starts('refused')).toBe(1);
+    await hub.closeProcess('refused');
   });
 
   it('stops a server that is still starting when its process ends', async () => {
