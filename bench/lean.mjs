@@ -8,7 +8,8 @@
 // divided by N is what codex-mmo adds per Codex process (goal <= 20 MB). Then the same team with
 // every server optional and pinned (BENCH_LEASED=0 skips it): leased servers the model does not
 // use never start; and with every server `shared = true` (BENCH_SHARED=0 skips it). BENCH_CLI
-// runs another build (`dist/cli/main.js` of an earlier tree).
+// runs another build (`dist/cli/main.js` of an earlier tree); BENCH_CODEX_BIN another Codex
+// launcher (`node_modules/codex-0149/bin/codex.js` for 0.149).
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +36,7 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 4);
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 5);
 const GOAL_MB = 20;
 const cli = process.env.BENCH_CLI ?? dist('cli/main.js');
-const codexBin = join(root, 'node_modules', '.bin', 'codex');
+const codexBin = process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex');
 const echoServer = join(root, 'test', 'fixtures', 'servers', 'echo-server.mjs');
 
 /** Held model requests, answered when the census is done. */
