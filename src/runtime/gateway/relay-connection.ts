@@ -290,8 +290,8 @@ export class RelayConnection {
       ((message.kind === 'request' && LEASE_ANSWERS.has(message.method)) ||
         (message.kind === 'notification' && message.method === 'notifications/initialized'));
     if (!local) {
-      // a request no rule admits is refused (and recorded) now: it starts no server
-      if (message.kind === 'request' && this.declines(message.method, message.params)) {
+      // what no rule admits is refused (and recorded) now: it is not held, and starts no server
+      if (this.refuses(message)) {
         this.admit(message);
         return;
       }
@@ -370,30 +370,46 @@ export class RelayConnection {
   }
 
   /** The gate's decision on a request of Codex, as things stand (no side effect). */
-  private decide(method: string, params: unknown): RequestDecision & { caller: CallerThread } {
+  private decide(
+    method: string,
+    params: unknown,
+  ): { decision: RequestDecision; caller: CallerThread; role: string | null } {
     const caller = callerThread(isObject(params) ? params._meta : undefined);
+    const role = callerRole(this.route, caller);
     const decision = decideRequest({
       stopping: this.shared.stopping(),
       route: this.route,
       method,
       params,
-      role: callerRole(this.route, caller),
+      role,
       matcher: this.matcher(),
       isDrifted: (tool) => this.shared.isDrifted(this.route, tool),
       clean: (text) => this.clean(text),
     });
-    return { ...decision, caller };
+    return { decision, caller, role };
   }
 
-  /** Whether the gate refuses a request of Codex as things stand. */
-  private declines(method: string, params: unknown): boolean {
-    return this.decide(method, params).decline !== undefined;
+  /**
+   * Whether `admit` would refuse a message of Codex while its route is leased (no side effect):
+   * a request the gate declines, a notification not forwarded or carrying a credential, and any
+   * answer, since a server that has not started has asked nothing.
+   */
+  private refuses(message: ClientMessage): boolean {
+    switch (message.kind) {
+      case 'request':
+        return this.decide(message.method, message.params).decision.decline !== undefined;
+      case 'notification':
+        return (
+          !FORWARDED_NOTIFICATIONS.has(message.method) ||
+          findCredentialIn(message.params, this.matcher()) !== undefined
+        );
+      default:
+        return true;
+    }
   }
 
   private admitRequest(id: Id, method: string, params: unknown): boolean {
-    const decision = this.decide(method, params);
-    const caller = decision.caller;
-    const role = callerRole(this.route, caller);
+    const { decision, caller, role } = this.decide(method, params);
     const isCall = method === 'tools/call';
     const shown = isObject(params) ? (isCall ? params.arguments : withoutMeta(params)) : params;
     const args = summarizeArguments(shown, this.matcher(), this.secrets());

@@ -157,6 +157,19 @@ describe('a leased route', () => {
         );
     await waitFor(recorded, 5000);
     expect(recorded()).toBe(true);
+    // a notification no rule forwards is dropped and recorded, not held for the server
+    await idle.notification({ method: 'notifications/not-a-method' });
+    const dropped = (): boolean =>
+      readFileSync(join(root, 'calls.jsonl'), 'utf8')
+        .split('\n')
+        .some(
+          (line) =>
+            line.includes('"process":"refused"') &&
+            line.includes('"notifications/not-a-method"') &&
+            line.includes('"method-not-allowed"'),
+        );
+    await waitFor(dropped, 5000);
+    expect(dropped()).toBe(true);
     // the first admitted request is the one that starts it
     expect(starts('refused')).toBe(0);
     const answer = await idle.callTool({ name: 'echo', arguments: { text: 'now' } });
