@@ -91,7 +91,9 @@ try {
   const packDir = join(work, 'pack');
   const cwd = join(work, 'cwd');
   const home = join(work, 'home');
-  for (const dir of [join(configDir, 'tool-mcp.d'), dataDir, stateDir, packDir, cwd, home]) {
+  // an operator who runs Codex has a base Codex home (here without a login: the provider is custom)
+  const baseHome = join(home, '.codex');
+  for (const dir of [join(configDir, 'tool-mcp.d'), dataDir, stateDir, packDir, cwd, baseHome]) {
     mkdirSync(dir, { recursive: true });
   }
   writeFileSync(

@@ -23,6 +23,8 @@ export interface LeadWorkerOptions {
   readonly leadCredential?: string;
   /** What answers the lead's requests after the spawn (default: they are held too). */
   readonly after?: () => ScriptedItem[] | Promise<ScriptedItem[]>;
+  /** The provider requires the base home's `auth.json`, so every process home gets a copy. */
+  readonly providerAuth?: boolean;
 }
 
 /** A lead+worker session of the profile `name`, whose held requests are answered at its end. */
@@ -44,6 +46,7 @@ export function useLeadWorkerSession(
         worker: { grants: { worker_srv: { required: true } } },
       }),
       ...(credential !== undefined ? { credentials: `LEAD_CRED=${credential}\n` } : {}),
+      ...(options.providerAuth === true ? { providerAuth: true } : {}),
     },
     spawnWorkerThenHold(held, options.after),
     {

@@ -3,7 +3,7 @@
  * Read-only trees inside them (installed packs, stored snapshots) are made writable first, so
  * removal also works for a user without the power to delete from read-only directories.
  */
-import { mkdtemp } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
@@ -19,8 +19,15 @@ if (process.env.VITEST !== undefined) {
   });
 }
 
-export async function tmpDir(prefix = 'codex-mmo-test-'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), prefix));
+/**
+ * A place for test trees outside the system temporary directory (which workspace-write sandboxes
+ * can write), inside the repository's ignored `node_modules`.
+ */
+export const OUTSIDE_TMP = join(import.meta.dirname, '../../node_modules/.cache/codex-mmo-tests');
+
+export async function tmpDir(prefix = 'codex-mmo-test-', base = tmpdir()): Promise<string> {
+  await mkdir(base, { recursive: true });
+  const dir = await mkdtemp(join(base, prefix));
   created.push(dir);
   return dir;
 }

@@ -18,7 +18,7 @@ import {
   type ScriptedItem,
 } from '../../src/runtime/codex/scripted-model.js';
 import { TEST_CODEX_BIN } from './codex-bin.js';
-import { tmpDir } from './tmp.js';
+import { OUTSIDE_TMP, tmpDir } from './tmp.js';
 
 export const REPO = resolve(import.meta.dirname, '../..');
 export const CLI = join(REPO, 'dist/cli/main.js');
@@ -52,6 +52,13 @@ export interface WorldSpec {
   readonly credentials?: string;
   /** Scripted model base URL for codex-base.toml (none is written without it). */
   readonly modelUrl?: string;
+  /**
+   * The scripted provider requires OpenAI auth, as the built-in provider does: the base Codex
+   * home's `auth.json` holds a (fake) API key, and every process home gets a copy of it.
+   */
+  readonly providerAuth?: boolean;
+  /** The world lives outside the system temporary directory (`OUTSIDE_TMP`). */
+  readonly outsideTmp?: boolean;
 }
 
 /** Options of a registry entry for the echo-server fixture (see its header). */
@@ -161,7 +168,10 @@ export function profileToml(
 }
 
 export async function makeWorld(spec: WorldSpec): Promise<World> {
-  const root = await tmpDir('codex-mmo-session-');
+  const root = await tmpDir(
+    'codex-mmo-session-',
+    spec.outsideTmp === true ? OUTSIDE_TMP : undefined,
+  );
   const home = join(root, 'home');
   const configDir = join(root, 'config');
   const dataDir = join(root, 'data');
@@ -183,10 +193,12 @@ export async function makeWorld(spec: WorldSpec): Promise<World> {
   const registry = typeof spec.registry === 'string' ? spec.registry : spec.registry(root);
   await writeFile(join(configDir, 'tool-mcp.d', '10-test.toml'), `schema_version = 8\n${registry}`);
   if (spec.modelUrl !== undefined) {
-    await writeFile(
-      join(configDir, 'codex-base.toml'),
-      stringify(scriptedProviderConfig(spec.modelUrl)),
-    );
+    const base = scriptedProviderConfig(spec.modelUrl);
+    if (spec.providerAuth === true) {
+      const providers = base.model_providers as Record<string, Record<string, unknown>>;
+      for (const provider of Object.values(providers)) provider.requires_openai_auth = true;
+    }
+    await writeFile(join(configDir, 'codex-base.toml'), stringify(base));
   }
   if (spec.credentials !== undefined) {
     const file = join(configDir, 'credentials.env');
@@ -194,7 +206,12 @@ export async function makeWorld(spec: WorldSpec): Promise<World> {
     await chmod(file, 0o600);
   }
   await writeFile(join(packDir, 'profile.toml'), `schema_version = 8\n${spec.profile}`);
-  await writeFile(join(baseCodexHome, 'auth.json'), '{"OPENAI_API_KEY": null}\n');
+  await writeFile(
+    join(baseCodexHome, 'auth.json'),
+    spec.providerAuth === true
+      ? '{"OPENAI_API_KEY": "sk-fake-test-key"}\n'
+      : '{"OPENAI_API_KEY": null}\n',
+  );
   await writeFile(join(baseCodexHome, '.credentials.json'), '{"never": "copied"}\n');
   return {
     root,
@@ -268,7 +285,7 @@ export function runCliProcess(
 }
 
 /** The arguments with the world's directory options, placed before any `--`. */
-function withDirArgs(world: World, args: readonly string[]): string[] {
+export function withDirArgs(world: World, args: readonly string[]): string[] {
   const at = args.indexOf('--');
   return at < 0
     ? [...args, ...world.dirArgs]

@@ -93,6 +93,19 @@ export function providerRoute(base: TomlTable): ProviderRoute {
   return { kind: 'custom', provider, upstream };
 }
 
+/**
+ * Whether Codex needs a copy of the base home's `auth.json` to reach the model: the built-in
+ * `openai` provider (API key or ChatGPT login), a custom one with `requires_openai_auth`, and any
+ * provider the wire cannot front (whose needs codex-mmo does not know).
+ */
+export function needsAuthFile(base: TomlTable): boolean {
+  const route = providerRoute(base);
+  if (route.kind !== 'custom') return true;
+  const providers = isTable(base.model_providers) ? base.model_providers : {};
+  const table = providers[route.provider];
+  return isTable(table) && table.requires_openai_auth === true;
+}
+
 /** The upstream base URL of one request: ChatGPT-login requests carry the account header. */
 export function upstreamOf(
   route: ProviderRoute,
@@ -109,7 +122,19 @@ export function upstreamOf(
 }
 
 /**
- * A rendered `config.toml` table pointed at the wire's `wireBase` for the route. Returns the
+ * The header with which a Codex process proves to the wire that it is the process its path names
+ * (the path is in its `config.toml`; the value only in its environment, as `WIRE_TOKEN_ENV`).
+ */
+export const WIRE_TOKEN_HEADER = 'x-codex-mmo-wire';
+export const WIRE_TOKEN_ENV = 'CODEX_MMO_WIRE_TOKEN';
+
+function withWireToken(headers: unknown): TomlTable {
+  return { ...(isTable(headers) ? headers : {}), [WIRE_TOKEN_HEADER]: WIRE_TOKEN_ENV };
+}
+
+/**
+ * A rendered `config.toml` table pointed at the wire's `wireBase` for the route, its requests
+ * carrying the process's wire token (`env_http_headers`). Returns the
  * table unchanged for an unfrontable route.
  */
 export function pointAtWire(table: TomlTable, route: ProviderRoute, wireBase: string): TomlTable {
@@ -123,6 +148,7 @@ export function pointAtWire(table: TomlTable, route: ProviderRoute, wireBase: st
       ...(isTable(own) ? own : {}),
       base_url: wireBase,
       supports_websockets: false,
+      env_http_headers: withWireToken(isTable(own) ? own.env_http_headers : undefined),
     };
   } else {
     delete out.openai_base_url;
@@ -133,6 +159,7 @@ export function pointAtWire(table: TomlTable, route: ProviderRoute, wireBase: st
       wire_api: 'responses',
       requires_openai_auth: true,
       supports_websockets: false,
+      env_http_headers: withWireToken(undefined),
     };
   }
   out.model_providers = providers;

@@ -49,6 +49,12 @@ export interface ReadDeny {
    * behind when the command is killed (measured on 0.149 and 0.171).
    */
   readonly absentDirs?: readonly string[];
+  /**
+   * The real paths of `dirs`, when a session's containers can hide them (their own mount
+   * namespace) and none is absent: then a process that needs nothing else hidden gets no deny
+   * entry at all (`maskedDirs`), which spares Codex's per-look-up sandbox.
+   */
+  readonly maskable?: readonly string[];
 }
 
 /** The session facts a boundary render needs; without them only the static parts are rendered. */

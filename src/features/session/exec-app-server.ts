@@ -5,6 +5,7 @@
  * the given policy (the session's queue). The outcome keeps Codex's exit semantics: 0 when the
  * turn completed, 1 when the thread could not start, the turn failed or was interrupted.
  */
+import type { ContainerMasks } from '../../foundation/process/container-masks.js';
 import {
   AppServerClient,
   AppServerRequestError,
@@ -17,6 +18,8 @@ import { describeError } from '../../foundation/errors.js';
 export interface ExecRootOptions {
   readonly codexBin: string;
   readonly home: string;
+  /** Directories its container hides, its home kept. */
+  readonly masks?: ContainerMasks;
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly prompt: string;
@@ -62,6 +65,7 @@ export async function startExecRoot(options: ExecRootOptions): Promise<ExecRoot>
     env: options.env,
     cwd: options.cwd,
     args: options.configArgs.flatMap((c) => ['-c', c]),
+    ...(options.masks !== undefined ? { masks: options.masks } : {}),
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     clientInfo: { name: 'codex-mmo', title: 'codex-mmo exec', version: '1' },
     approvals: options.approvals,

@@ -5,7 +5,7 @@
  * the watchdog and records the root as running.
  */
 import type { ChildProcess } from 'node:child_process';
-import { appendFile } from 'node:fs/promises';
+import { appendFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { NEWEST_CODEX } from '../../config/codex/codex-versions.js';
@@ -98,6 +98,11 @@ export async function startRootProcess(
     (context.codex ?? NEWEST_CODEX).sandboxMountPoints,
   );
 
+  // where masks alone shield the root, its container hides the operator's directories
+  const masks =
+    plan.masked === undefined
+      ? undefined
+      : { hide: plan.masked, keep: [await realpath(plan.homeDir)] };
   // `exec` drives its root through `codex app-server`, so its approvals reach the queue;
   // `run` hands the terminal to the interactive Codex
   if (exec) {
@@ -110,6 +115,7 @@ export async function startRootProcess(
       root.execRoot = await startExecRoot({
         codexBin: plan.command,
         home: plan.homeDir,
+        ...(masks !== undefined ? { masks } : {}),
         env,
         cwd: plan.cwd,
         prompt: plan.prompt ?? '',
@@ -142,6 +148,7 @@ export async function startRootProcess(
     const started = spawnContained(plan.command, plan.args, {
       cwd: plan.cwd,
       env,
+      ...(masks !== undefined ? { masks } : {}),
       stdio:
         context.stdio === 'inherit'
           ? ['inherit', 'inherit', 'inherit']

@@ -79,6 +79,7 @@ function brokerOptions(
     credentials: context.credentials,
     home: context.home,
     baseCodexHome: context.baseCodexHome,
+    authFile: context.authFile,
     codexBin: plan.command,
     codexEnv: plan.commandEnv,
     ...(context.codex !== undefined ? { codex: context.codex } : {}),
@@ -212,9 +213,17 @@ export async function startSessionServices(
       gateway.hub.recordCall(entry);
     },
   );
+  // the root's wire token lives only in its environment, like its gateway tokens
+  const wired = wire.home(relayed.rendered, 'root');
+  const rootLaunch: ProcessLaunch = {
+    rendered: relayed.rendered,
+    env: { ...relayed.env, ...wired.env },
+    tokens: [...relayed.tokens, ...Object.values(wired.env)],
+  };
+  const authFrom = context.authFile ? context.baseCodexHome : undefined;
   // the home, the first record and the broker are independent: prepare them concurrently
   const [home, first, started] = await Promise.allSettled([
-    writeProcessHome(wire.home(relayed.rendered, 'root'), plan.homeDir, context.baseCodexHome),
+    writeProcessHome(wired.home, plan.homeDir, authFrom),
     writer.update((r) => r),
     SessionBroker.start(
       brokerOptions(plan, context, { supervision, watch, gateway, wire, gate, threadRole }),
@@ -237,6 +246,15 @@ export async function startSessionServices(
       throw step.reason;
     }
   }
-  const services = { paths, writer, supervision, watch, gateway, wire, broker, relayed };
+  const services = {
+    paths,
+    writer,
+    supervision,
+    watch,
+    gateway,
+    wire,
+    broker,
+    relayed: rootLaunch,
+  };
   return { ...services, gate, threadRole, serverFailures };
 }

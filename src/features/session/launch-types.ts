@@ -24,6 +24,8 @@ export interface LaunchContext {
   readonly credentials: CredentialSource;
   readonly home: string;
   readonly baseCodexHome: string;
+  /** Whether process homes get a copy of the base home's `auth.json` (`needsAuthFile`). */
+  readonly authFile: boolean;
   readonly cli: MeshLaunch;
   /** The Codex version's row of the version table, for participants' homes (default: newest). */
   readonly codex?: CodexVersionFacts;

@@ -73,6 +73,8 @@ export interface PrepareSessionInput {
   readonly cwd: string;
   /** What the session's shells may not read, and the root's working directory (real path). */
   readonly boundary?: BoundaryOptions;
+  /** The directories the root's container hides (`maskedDirs`), in place of deny entries. */
+  readonly masked?: readonly string[];
   /** The `exec` prompt. */
   readonly prompt?: string;
   /** Extra arguments for Codex (after `--` on the codex-mmo command line). */
@@ -90,6 +92,8 @@ export interface SessionPlan {
   readonly rootRole: string;
   /** The session root process's private Codex home. */
   readonly homeDir: string;
+  /** The directories its container hides, its home kept; absent: its config denies them. */
+  readonly masked?: readonly string[];
   readonly rendered: RenderedHome;
   readonly env: Record<string, string>;
   readonly command: string;
@@ -226,6 +230,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     dir: input.sessionDir,
     rootRole,
     homeDir,
+    ...(input.masked !== undefined ? { masked: input.masked } : {}),
     rendered,
     env,
     command: input.codexBin,

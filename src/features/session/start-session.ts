@@ -5,6 +5,7 @@
  * directory and mesh socket, and prepare the launch. Returns diagnostics instead of a plan when the session must not start — notably when a
  * required grant's variable is missing, which is found here, before anything is written.
  */
+import { realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 
 import type { MeshLaunch } from '../../config/compile/types.js';
@@ -23,7 +24,15 @@ import { prepareSession, type SessionMode, type SessionPlan } from './prepare-se
 import { findContainment } from '../../foundation/process/containment.js';
 import { processStartTime } from '../../foundation/process/session-marker.js';
 import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
-import { processBoundary, sessionReadDeny } from '../../runtime/session/read-deny.js';
+import {
+  configDeny,
+  maskedDirs,
+  plainCodexArgs,
+  processBoundary,
+  sandboxWritable,
+  sessionReadDeny,
+} from '../../runtime/session/read-deny.js';
+import { needsAuthFile } from '../../config/compile/provider-route.js';
 import { newSessionId } from '../../runtime/session/session-id.js';
 import { sessionDir } from '../../runtime/session/session-store.js';
 import { snapshotTrustChecks } from './snapshot-trust.js';
@@ -123,7 +132,24 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const id = newSessionId(now);
   const dir = sessionDir(request.dirs.stateDir, id);
   const cwd = request.sessionCwd ?? request.cwd;
-  const readDeny = await sessionReadDeny(request.dirs);
+  const masking = contained.available && contained.masking !== undefined;
+  const readDeny = await sessionReadDeny(request.dirs, masking);
+  const authFile = needsAuthFile(compiled.stored.snapshot.base);
+  const boundary = await processBoundary(readDeny, cwd);
+  const resolved = compiled.plan;
+  const rootProcess = resolved.processes.find((p) => p.root === resolved.root);
+  const permissions = compiled.stored.snapshot.profile.agents[resolved.root]?.permissions;
+  // the root's container hides the operator's directories where that alone shields it
+  const masked =
+    permissions === undefined || !plainCodexArgs(request.codexArgs)
+      ? undefined
+      : maskedDirs(readDeny, {
+          cwd: boundary.cwd,
+          codexBin: await realpath(codexBin).catch(() => codexBin),
+          roles: rootProcess?.roles.length ?? 1,
+          authFile,
+          writable: await sandboxWritable(permissions, boundary.cwd, request.env.TMPDIR),
+        });
   const pidStart = processStartTime(request.pid);
   const plan = prepareSession({
     mode: request.mode,
@@ -139,8 +165,10 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     codexBin,
     codexEnv: codex.detection.launch.env,
     codex: codex.facts,
-    cwd,
-    boundary: await processBoundary(readDeny, cwd),
+    // checked as its real path, so started there: no symlink can move it after the check
+    cwd: masked !== undefined ? boundary.cwd : cwd,
+    boundary: { deny: configDeny(readDeny, masked), cwd: boundary.cwd },
+    ...(masked !== undefined ? { masked } : {}),
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
     codexArgs: request.codexArgs,
     pid: request.pid,
@@ -159,6 +187,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       credentials: credentials.source,
       home: request.home,
       baseCodexHome: request.dirs.baseCodexHome,
+      authFile,
       cli: request.cli,
       codex: codex.facts,
       readDeny,

@@ -80,11 +80,17 @@ export async function driveProcess(
     env: penv.env,
     cwd: run.workdir,
   });
-  await writeRenderedHome(run.wire.home(relayed?.rendered ?? own, processId), home);
-  const processEnv = { ...(relayed?.env ?? penv.env), ...run.codexEnv };
+  const wired = run.wire.home(relayed?.rendered ?? own, processId);
+  await writeRenderedHome(wired.home, home);
+  const processEnv = { ...(relayed?.env ?? penv.env), ...wired.env, ...run.codexEnv };
   if (withMesh)
     run.gateway?.addMeshRoute({ process: processId, role: process.root, token: meshToken });
-  run.secrets.push(...penv.secrets, ...(relayed?.tokens ?? []), ...(withMesh ? [meshToken] : []));
+  run.secrets.push(
+    ...penv.secrets,
+    ...(relayed?.tokens ?? []),
+    ...Object.values(wired.env),
+    ...(withMesh ? [meshToken] : []),
+  );
   const rootGrants = plan.roles[process.root]?.grants ?? {};
   const started = [
     ...Object.keys(rootGrants),

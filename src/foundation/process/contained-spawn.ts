@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { constants } from 'node:os';
 
+import { maskScript, type ContainerMasks } from './container-masks.js';
 import { containment, CONTAINER_SHELL, type Containment } from './containment.js';
 import {
   CONTAINER_EXEC,
@@ -48,6 +49,11 @@ export interface ContainedOptions {
    * withholds from a first process, is given as its default action would be: SIGKILL.
    */
   readonly firstProcess?: 'init' | 'command';
+  /**
+   * Directories the container's processes may not see (`containerMasks`); only where the
+   * containment can mask (`masking`), else the spawn throws: nothing starts unmasked.
+   */
+  readonly masks?: ContainerMasks;
 }
 
 export interface ContainedProcess {
@@ -210,6 +216,10 @@ export function spawnContained(
   options: ContainedOptions,
 ): ContainedProcess {
   const how = options.containment ?? containment();
+  const masking = how.available ? how.masking : undefined;
+  if (options.masks !== undefined && masking === undefined) {
+    throw new Error('this machine cannot mask directories in a container');
+  }
   const base = {
     env: { ...options.env },
     ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -235,16 +245,23 @@ export function spawnContained(
   const graceMs = (options.graceSec ?? CONTAINER_GRACE_SEC) * 1000;
   const commandFirst = options.firstProcess === 'command';
   const { script, rest } = environmentScript(options.env);
+  const masked = options.masks !== undefined && masking !== undefined ? masking : undefined;
+  const prefix = masked?.prefix ?? how.prefix;
+  const setup =
+    masked !== undefined && options.masks !== undefined
+      ? script + maskScript(options.masks, masked)
+      : script;
   const child = spawn(
-    how.prefix[0] ?? 'unshare',
+    prefix[0] ?? 'unshare',
     [
-      ...how.prefix.slice(1),
+      ...prefix.slice(1),
       CONTAINER_SHELL,
       '-c',
       commandFirst ? CONTAINER_EXEC : CONTAINER_INIT,
       CONTAINER_INIT_NAME,
       how.sleep,
       options.env.PWD === undefined ? 'unset-pwd' : 'keep-pwd',
+      ...(masked?.nest ?? []),
       command,
       ...args,
     ],
@@ -252,7 +269,7 @@ export function spawnContained(
   );
   const environment = child.stdio[3] as Socket | null | undefined;
   environment?.on('error', () => undefined);
-  environment?.end(script);
+  environment?.end(setup);
   // reaches the processes inside, or ends the container when nothing inside can be reached; a
   // container just started may have no init yet, or an init still reading the environment, so
   // the signal is tried again for a while (until the container has exited)

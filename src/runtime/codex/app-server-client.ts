@@ -27,6 +27,7 @@ import type {
 } from './app-server-protocol.js';
 import { endGroupRemains, signalGroup } from '../../foundation/process/process-control.js';
 import { spawnContained } from '../../foundation/process/contained-spawn.js';
+import type { ContainerMasks } from '../../foundation/process/container-masks.js';
 
 /** How the client answers an approval or input request from the server. */
 export type ApprovalDecision = 'accept' | 'decline' | { readonly result: unknown };
@@ -49,6 +50,8 @@ export interface AppServerOptions {
   readonly cwd: string;
   /** Extra arguments after `app-server`, e.g. `['--strict-config']` or `['-c', 'k=v']`. */
   readonly args?: readonly string[];
+  /** Directories its container hides from it (`ContainerMasks`); spawning fails where it cannot. */
+  readonly masks?: ContainerMasks;
   readonly clientInfo?: ClientInfo;
   /** Default timeout of one request in milliseconds (default 60 000). */
   readonly requestTimeoutMs?: number;
@@ -196,6 +199,7 @@ export class AppServerClient {
       env: { ...options.env, CODEX_HOME: options.codexHome },
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
+      ...(options.masks !== undefined ? { masks: options.masks } : {}),
     }).child as ChildProcessWithoutNullStreams;
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const exited = new Promise<ExitInfo>((resolve) => {

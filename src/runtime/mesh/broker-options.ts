@@ -17,6 +17,12 @@ import type { CredentialSource } from '../../config/registry/credentials-types.j
 import type { Snapshot } from '../../config/snapshot/types.js';
 import type { ParticipantInfo } from '../protocol/mesh-protocol.js';
 
+/** A participant's home as it is written, and what its environment gains with it. */
+export interface PreparedHome {
+  readonly home: RenderedHome;
+  readonly env: Readonly<Record<string, string>>;
+}
+
 export interface BrokerOptions {
   readonly sessionId: string;
   readonly sessionDir: string;
@@ -53,8 +59,13 @@ export interface BrokerOptions {
   readonly maxParticipants?: number;
   /** Called whenever a participant appears or changes status. */
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
+  /**
+   * Whether participants' homes get a copy of the base home's `auth.json` (default true): only
+   * where the model provider needs it (`needsAuthFile`).
+   */
+  readonly authFile?: boolean;
   /** Adapts a participant's rendered home before it is written (the session's model wire). */
-  readonly prepareHome?: (rendered: RenderedHome, participant: string) => RenderedHome;
+  readonly prepareHome?: (rendered: RenderedHome, participant: string) => PreparedHome;
   /**
    * The answer policy of a participant's approval requests (the session's approval queue);
    * without it they are declined.

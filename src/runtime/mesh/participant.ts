@@ -4,6 +4,7 @@
  * messages that arrive mid-turn, keeps the final message of the last turn, reports a crash with a
  * masked stderr tail, and is abandoned if MCP startup does not finish within its lifecycle wait.
  */
+import type { ContainerMasks } from '../../foundation/process/container-masks.js';
 import { appendFile } from 'node:fs/promises';
 
 import { AppServerClient, type ApprovalPolicy } from '../codex/app-server-client.js';
@@ -25,6 +26,8 @@ export interface ParticipantSpec {
   readonly cwd: string;
   /** The participant's private Codex home (already written). */
   readonly home: string;
+  /** Directories its container hides from it, its home kept (`ContainerMasks`). */
+  readonly masks?: ContainerMasks;
   /** The complete environment of the app-server (built by `buildChildEnv`). */
   readonly env: Readonly<Record<string, string>>;
   readonly codexBin: string;
@@ -205,6 +208,7 @@ export class Participant {
         codexBin: spec.codexBin,
         codexHome: spec.home,
         env: spec.env,
+        ...(spec.masks !== undefined ? { masks: spec.masks } : {}),
         cwd: spec.cwd,
         requestTimeoutMs: REQUEST_TIMEOUT_MS,
         clientInfo: { name: 'codex-mmo', title: 'codex-mmo participant', version: '1' },

@@ -3,6 +3,7 @@
  * environment resolved (only its process's variables), its home rendered (through the session's
  * gateway and model wire) and written, its mesh credential issued, and its Codex launched.
  */
+import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import type { ServerNotification } from '../codex/app-server-protocol.js';
@@ -15,6 +16,8 @@ import { removeAuth, writeProcessHome } from '../session/codex-home.js';
 import { absentMountPoints } from '../session/sandbox-leftovers.js';
 import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
 import { processEnvironment } from '../session/process-env.js';
+import { configDeny, maskedDirs, sandboxWritable } from '../session/read-deny.js';
+import type { ContainerMasks } from '../../foundation/process/container-masks.js';
 import { SESSION_MARKER_ENV } from '../../foundation/process/session-marker.js';
 import {
   MESH_SERVER_NAME,
@@ -71,6 +74,8 @@ async function participantCwd(host: SpawnHost, args: SpawnArgs): Promise<string>
 interface Prepared {
   readonly env: Record<string, string>;
   readonly secrets: string[];
+  /** What its container hides, where masks alone shield it. */
+  readonly masks?: ContainerMasks;
 }
 
 /** Renders and writes the participant's home; returns its environment and the secrets to mask. */
@@ -99,11 +104,25 @@ async function prepareParticipant(
       `cannot start a participant of role '${args.role}': ${errors.map(formatDiagnostic).join('; ')}`,
     );
   }
+  const authFile = options.authFile ?? true;
+  const permissions = snapshot.profile.agents[args.role]?.permissions;
+  const masked =
+    options.readDeny === undefined || permissions === undefined
+      ? undefined
+      : maskedDirs(options.readDeny, {
+          cwd,
+          codexBin: await realpath(options.codexBin).catch(() => options.codexBin),
+          roles: process.roles.length,
+          authFile,
+          writable: await sandboxWritable(permissions, cwd, options.launchEnv.TMPDIR),
+        });
   const direct = renderProcess(snapshot, plan, args.role, {
     home: options.home,
     mesh: meshLaunchFor(options.cli, options.sessionDir, args.role, id),
     ...(options.codex !== undefined ? { codex: options.codex } : {}),
-    ...(options.readDeny !== undefined ? { boundary: { deny: options.readDeny, cwd } } : {}),
+    ...(options.readDeny !== undefined
+      ? { boundary: { deny: configDeny(options.readDeny, masked), cwd } }
+      : {}),
     ...(options.markProcesses === true ? { sessionMarker: options.sessionId } : {}),
   });
   const relayed = options.gateway?.prepareProcess({
@@ -118,13 +137,16 @@ async function prepareParticipant(
     cwd,
   });
   const rendered = relayed?.rendered ?? direct;
-  const processEnv = relayed?.env ?? environment.env;
+  const prepared = options.prepareHome?.(rendered, id) ?? { home: rendered, env: {} };
+  const wired = prepared.env;
+  let masks: ContainerMasks | undefined;
   try {
-    const home = options.prepareHome?.(rendered, id) ?? rendered;
-    await writeProcessHome(home, homeDir, options.baseCodexHome);
+    await writeProcessHome(prepared.home, homeDir, authFile ? options.baseCodexHome : undefined);
+    if (masked !== undefined) masks = { hide: masked, keep: [await realpath(homeDir)] };
   } catch (error) {
     throw new MeshError('failed', `cannot write the home of ${id}: ${describeError(error)}`);
   }
+  const processEnv = { ...(relayed?.env ?? environment.env), ...wired };
   const token = process.mesh ? tokens.issue({ process: args.role, participant: id }) : undefined;
   if (token !== undefined) options.gateway?.addMeshRoute({ process: id, role: args.role, token });
   const launched = { ...processEnv, ...options.codexEnv };
@@ -138,8 +160,9 @@ async function prepareParticipant(
     ...(relayed?.tokens ?? []),
     ...options.credentials.secretValues(),
     ...(token === undefined ? [] : [token]),
+    ...Object.values(wired),
   ];
-  return { env, secrets };
+  return { env, secrets, ...(masks !== undefined ? { masks } : {}) };
 }
 
 /**
@@ -158,7 +181,7 @@ export async function spawnParticipant(
   const cwd = await participantCwd(host, args);
   const id = host.nextId(args.role);
   const homeDir = join(options.sessionDir, 'homes', id);
-  const { env, secrets } = await prepareParticipant(host, args, process, id, cwd, homeDir);
+  const { env, secrets, masks } = await prepareParticipant(host, args, process, id, cwd, homeDir);
   // loaded on the first spawn, so a session that spawns nobody never loads the app-server client
   const { Participant: ParticipantProcess } = await import('./participant.js');
   const approvals = options.approvalsFor?.(id, args.role, secrets);
@@ -179,6 +202,7 @@ export async function spawnParticipant(
       task: args.task,
       cwd,
       home: homeDir,
+      ...(masks !== undefined ? { masks } : {}),
       env,
       codexBin: options.codexBin,
       lifecycleWaitSec: resolved.lifecycle_wait_sec,

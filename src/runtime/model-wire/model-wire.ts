@@ -1,13 +1,14 @@
 /**
  * The model wire of a session: a local Responses API proxy (127.0.0.1) between every Codex
  * process of the session and the provider the operator configured. Each process reaches it
- * under its own unguessable path; the first request of each thread attributes the thread to a
+ * under its own unguessable path, each request carrying the process's token (a header whose value
+ * lives only in the process's environment, never forwarded); the first request of each thread attributes the thread to a
  * role (thread-roles), and every request's `tools` is narrowed to that role's grants — its MCP
  * servers and tools, `mmo_mesh` described for its own lists, `spawn_agent` offering only its own
  * native roles — before it is forwarded; a sub-agent its parent role may not start is refused. Headers, credentials and the response stream pass through unchanged and are never
  * logged or stored; only attributions and removals are recorded.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
 import {
   Agent as HttpAgent,
@@ -36,6 +37,8 @@ import {
   pointAtWire,
   providerRoute,
   upstreamOf,
+  WIRE_TOKEN_ENV,
+  WIRE_TOKEN_HEADER,
   type ProviderRoute,
 } from '../../config/compile/provider-route.js';
 import {
@@ -91,6 +94,22 @@ export interface UnofferedCallOf {
 interface RegisteredProcess {
   readonly id: string;
   readonly wire: WireProcess;
+  /** The value of its requests' `WIRE_TOKEN_HEADER`. */
+  readonly token: Buffer;
+}
+
+/** A rendered home pointed at the wire, and what its process's environment gains with it. */
+export interface WiredHome {
+  readonly home: RenderedHome;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** Whether a request carries `token` in its wire header (compared in constant time). */
+function carries(headers: IncomingHttpHeaders, token: Buffer): boolean {
+  const value = headers[WIRE_TOKEN_HEADER];
+  if (typeof value !== 'string') return false;
+  const given = Buffer.from(value);
+  return given.length === token.length && timingSafeEqual(given, token);
 }
 
 /** Who a thread is, for the gateway and `session calls`. */
@@ -193,7 +212,8 @@ export class ModelWire {
     });
     server.on('upgrade', (req: IncomingMessage, socket: Socket) => {
       const key = (req.url ?? '').split('/')[2] ?? '';
-      const process = wire.processes.get(key);
+      const named = wire.processes.get(key);
+      const process = named !== undefined && carries(req.headers, named.token) ? named : undefined;
       wire.record({
         process: process?.id ?? '?',
         thread: null,
@@ -213,21 +233,24 @@ export class ModelWire {
 
   /**
    * Registers one Codex process (`processId`: `root` or a participant id) rooted at the rendered
-   * home's role and returns the home pointed at the wire. Unchanged when not enforcing.
+   * home's role and returns the home pointed at the wire, with the token variable its requests
+   * must carry. Unchanged when not enforcing. The path names the process; the token, which
+   * never reaches a file, proves a request comes from it.
    */
-  home(rendered: RenderedHome, processId: string): RenderedHome {
-    if (!this.enforcing) return rendered;
+  home(rendered: RenderedHome, processId: string): WiredHome {
+    if (!this.enforcing) return { home: rendered, env: {} };
     const wire = wireProcess(this.options.profile, this.options.plan, rendered.process);
-    if (wire === undefined) return rendered;
+    if (wire === undefined) return { home: rendered, env: {} };
     const key = randomBytes(16).toString('hex');
-    this.processes.set(key, { id: processId, wire });
+    const token = randomBytes(32).toString('hex');
+    this.processes.set(key, { id: processId, wire, token: Buffer.from(token) });
     const files = new Map(rendered.files);
     const config = files.get('config.toml');
     if (config !== undefined) {
       const table = pointAtWire(parse(config), this.route, `${this.origin}/p/${key}`);
       files.set('config.toml', stringify(table));
     }
-    return { process: rendered.process, files };
+    return { home: { process: rendered.process, files }, env: { [WIRE_TOKEN_ENV]: token } };
   }
 
   /** The role of a thread the wire has seen (null: seen but unattributed); undefined if unseen. */
@@ -270,7 +293,8 @@ export class ModelWire {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const match = /^\/p\/([0-9a-f]{32})(\/.*)?$/.exec(url);
-    const process = match?.[1] !== undefined ? this.processes.get(match[1]) : undefined;
+    const named = match?.[1] !== undefined ? this.processes.get(match[1]) : undefined;
+    const process = named !== undefined && carries(req.headers, named.token) ? named : undefined;
     if (process === undefined) {
       sendError(res, 404, 'unknown process');
       return;
@@ -403,7 +427,9 @@ export class ModelWire {
   ): void {
     const headers = forwardHeaders(
       req.headers,
-      body !== undefined ? ['content-length', 'content-encoding'] : [],
+      body !== undefined
+        ? [WIRE_TOKEN_HEADER, 'content-length', 'content-encoding']
+        : [WIRE_TOKEN_HEADER],
     );
     if (body !== undefined) headers['content-length'] = body.length;
     const secure = target.protocol === 'https:';

@@ -1,6 +1,7 @@
 /**
  * Writes a process's private, writable Codex home: the rendered `config.toml` and role files,
- * plus a copy of the base Codex home's `auth.json` when there is one. Nothing else of the base
+ * plus a copy of the base Codex home's `auth.json` when there is one and the model provider
+ * needs it. Nothing else of the base
  * home is copied — in particular never `.credentials.json`, which can hold OAuth credentials of
  * unrelated MCP servers. The copies are removed when their process ends; when the session ends,
  * each home keeps only its rendered configuration and Codex's rollouts (`session logs`).
@@ -29,11 +30,14 @@ export async function copyAuth(baseCodexHome: string, home: string): Promise<boo
   return true;
 }
 
-/** Creates `dir` (0700), writes the rendered files and copies `auth.json`. */
+/**
+ * Creates `dir` (0700), writes the rendered files and copies `auth.json` from `baseCodexHome`
+ * (none without one: the model provider needs no such file).
+ */
 export async function writeProcessHome(
   rendered: RenderedHome,
   dir: string,
-  baseCodexHome: string,
+  baseCodexHome: string | undefined,
 ): Promise<{ authCopied: boolean }> {
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -41,7 +45,9 @@ export async function writeProcessHome(
     throw new IoError(dir, `cannot create ${dir}: ${describeError(error)}`, { cause: error });
   }
   await writeRenderedHome(rendered, dir);
-  return { authCopied: await copyAuth(baseCodexHome, dir) };
+  return {
+    authCopied: baseCodexHome === undefined ? false : await copyAuth(baseCodexHome, dir),
+  };
 }
 
 /** Removes the `auth.json` copy of one process home; a missing one is fine. */

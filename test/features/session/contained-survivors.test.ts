@@ -68,6 +68,8 @@ async function worldFor(tag: string): Promise<World> {
       lead: { grants: { spawner: { required: true } } },
     }),
     modelUrl: fixture.model.baseUrl,
+    // homes get auth.json copies, whose removal is checked for
+    providerAuth: true,
   });
 }
 

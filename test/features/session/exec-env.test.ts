@@ -49,6 +49,8 @@ const scripted = useScriptedSession(
     registry,
     profile: PROFILE,
     credentials: `LEAD_CRED=${LEAD_CANARY}\nWORKER_CRED=${WORKER_CANARY}\nSHARED_CRED=${SHARED_FILE_VALUE}\n`,
+    // the home gets an auth.json copy, so the process keeps Codex's deny entries
+    providerAuth: true,
   },
   (request) =>
     request.hasToolOutput

@@ -31,6 +31,8 @@ async function sessionIds(): Promise<string[]> {
 
 const scripted = useLeadWorkerSession('survivors', held, {
   leadCredential: 'survivor-canary-77aa',
+  // homes get auth.json copies, whose removal is checked for
+  providerAuth: true,
 });
 
 describe('no survivors', () => {

@@ -25,6 +25,8 @@ const held = new HeldRequests();
 /** The lead spawns a worker (which stays at work) and then waits for the user. */
 const scripted = useLeadWorkerSession('interactive', held, {
   leadCredential: CANARY,
+  // homes get auth.json copies, whose removal every stop path is checked for
+  providerAuth: true,
   after: () => [{ type: 'message', text: 'LEAD-WAITING' }],
 });
 

@@ -533,6 +533,11 @@ describe('containment', () => {
       sleep: ['/bin/sleep'],
       shell: '/bin/sh',
       root: false,
+      mount: DEFAULT_CONTAINMENT_TOOLS.mount,
+      mkdir: DEFAULT_CONTAINMENT_TOOLS.mkdir,
+      uid: 65534,
+      gid: 65534,
+      probeDir: '/tmp',
     });
     expect(found.available).toBe(false);
     if (!found.available) expect(found.reason).toContain('setpriv');
@@ -554,6 +559,11 @@ describe('containment', () => {
       sleep: ['/bin/sleep'],
       shell: '/bin/sh',
       root: false,
+      mount: DEFAULT_CONTAINMENT_TOOLS.mount,
+      mkdir: DEFAULT_CONTAINMENT_TOOLS.mkdir,
+      uid: 65534,
+      gid: 65534,
+      probeDir: '/tmp',
     });
     expect(found.available).toBe(false);
     if (!found.available) expect(found.reason).toContain('unshare');

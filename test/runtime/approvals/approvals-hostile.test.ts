@@ -52,6 +52,7 @@ interface ChannelsResult {
   mesh: Exchange;
   gateway: { status: number; body: string }[];
   wire?: { status: number; body: string }[];
+  wireByReadPath?: { status: number; body: string }[];
 }
 
 const PROFILE = profileToml('hostile-approvals', 'lead', {
@@ -212,7 +213,7 @@ describe('a hostile shell with network access against the control channels', () 
     const mesh = String(record.mesh_socket);
     expect(mesh.startsWith(world.stateDir)).toBe(false);
     const approvals = String(record.approvals_socket);
-    // the model wire's port (its per-process path stays in the home, which the shell cannot read)
+    // the model wire's port (its per-process path is in the home's config.toml)
     const config = await readFile(join(dir, 'homes', 'lead', 'config.toml'), 'utf8');
     const wirePort = /http:\/\/127\.0\.0\.1:(\d+)\/p\/[0-9a-f]{32}/.exec(config)?.[1];
     expect(wirePort, config).toBeDefined();
@@ -229,8 +230,9 @@ describe('a hostile shell with network access against the control channels', () 
     expect(line, output).toBeDefined();
     const result = JSON.parse(line?.slice('CHANNELS-RESULT '.length) ?? '{}') as ChannelsResult;
 
-    // the shell cannot list the session's directory nor read the key; it can connect to every socket
-    expect(result.listing).toMatch(/^E[A-Z]+$/);
+    // the shell cannot list the session's directory (behind masks it shows only the way to the
+    // process's own home) nor read the key; it can connect to every socket
+    expect(result.listing).toMatch(/^(E[A-Z]+|homes)$/);
     expect(result.key).toMatch(/^E[A-Z]+$/);
     // nor remove or overwrite it
     expect(result.unlinkKey).toMatch(/^E[A-Z]+$/);
@@ -246,9 +248,15 @@ describe('a hostile shell with network access against the control channels', () 
     expect(result.gateway.map((g) => g.status)).toEqual([401, 401, 401]);
     for (const g of result.gateway) expect(g.body).toContain('[no-token]');
 
-    // the model wire answers only under a process's own path
+    // the model wire answers only under a process's own path, and only with its token: a path
+    // read out of the process's own config.toml (readable behind masks) reaches nothing either
     expect(result.wire?.map((w) => w.status)).toEqual([404, 404]);
-    for (const w of result.wire ?? []) expect(w.body).toContain('unknown process');
+    const byReadPath = result.wireByReadPath ?? [];
+    if (result.listing === 'homes') expect(byReadPath.length).toBeGreaterThan(0);
+    for (const w of [...(result.wire ?? []), ...byReadPath]) {
+      expect(w.status).toBe(404);
+      expect(w.body).toContain('unknown process');
+    }
 
     // the participant's call still waits, and never reached the server
     const still = await runInWorld(world, ['session', 'approvals', id, '--json']);

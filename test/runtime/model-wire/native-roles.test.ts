@@ -166,9 +166,13 @@ beforeAll(async () => {
     mesh: { command: process.execPath, args: [TINY, 'mmo_mesh', 'list_participants'] },
   });
   const codexHome = join(root, 'codex-home');
-  await writeRenderedHome(wire.home(rendered, 'root'), codexHome);
+  const wired = wire.home(rendered, 'root');
+  await writeRenderedHome(wired.home, codexHome);
   config = parse(await readFile(join(codexHome, 'config.toml'), 'utf8'));
-  exec = await codexExec(TEST_CODEX_BIN, root, codexHome, { timeoutMs: 90_000 });
+  exec = await codexExec(TEST_CODEX_BIN, root, codexHome, {
+    env: { ...wired.env },
+    timeoutMs: 90_000,
+  });
   await wire.close();
 }, 120_000);
 

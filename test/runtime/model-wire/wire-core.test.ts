@@ -12,6 +12,9 @@ import {
   CHATGPT_BACKEND_BASE,
   OPENAI_API_BASE,
   WIRE_OPENAI_PROVIDER,
+  WIRE_TOKEN_ENV,
+  WIRE_TOKEN_HEADER,
+  needsAuthFile,
   pointAtWire,
   providerRoute,
   upstreamOf,
@@ -216,11 +219,16 @@ describe('attribution', () => {
 });
 
 describe('providerRoute and pointAtWire', () => {
-  it('fronts a custom Responses provider by rewriting its base_url', () => {
+  it('fronts a custom Responses provider by rewriting its base_url, adding the wire token', () => {
     const base = {
       model_provider: 'corp',
       model_providers: {
-        corp: { name: 'Corp', base_url: 'https://llm.corp/v1', env_key: 'CORP_KEY' },
+        corp: {
+          name: 'Corp',
+          base_url: 'https://llm.corp/v1',
+          env_key: 'CORP_KEY',
+          env_http_headers: { 'x-corp-team': 'CORP_TEAM' },
+        },
       },
     };
     const route = providerRoute(base);
@@ -233,10 +241,25 @@ describe('providerRoute and pointAtWire', () => {
           base_url: 'http://127.0.0.1:1/p/k',
           env_key: 'CORP_KEY',
           supports_websockets: false,
+          env_http_headers: { 'x-corp-team': 'CORP_TEAM', [WIRE_TOKEN_HEADER]: WIRE_TOKEN_ENV },
         },
       },
       features: { enable_request_compression: false },
     });
+    // the token variable is codex-mmo's, so no shell ever sees it
+    expect(WIRE_TOKEN_ENV).toMatch(/^CODEX_MMO_/);
+  });
+
+  it('knows which providers need a copy of auth.json', () => {
+    expect(needsAuthFile({})).toBe(true);
+    expect(needsAuthFile({ model_provider: 'ollama' })).toBe(true);
+    const custom = (extra: object) => ({
+      model_provider: 'c',
+      model_providers: { c: { base_url: 'https://c/v1', ...extra } },
+    });
+    expect(needsAuthFile(custom({}))).toBe(false);
+    expect(needsAuthFile(custom({ env_key: 'C_KEY' }))).toBe(false);
+    expect(needsAuthFile(custom({ requires_openai_auth: true }))).toBe(true);
   });
 
   it('replaces the built-in openai provider, routing API-key and ChatGPT requests', () => {
