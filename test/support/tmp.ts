@@ -4,7 +4,8 @@
  * removal also works for a user without the power to delete from read-only directories.
  */
 import { mkdir, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { realpathSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
@@ -21,9 +22,18 @@ if (process.env.VITEST !== undefined) {
 
 /**
  * A place for test trees outside the system temporary directory (which workspace-write sandboxes
- * can write), inside the repository's ignored `node_modules`.
+ * can write): the repository's ignored `node_modules/.cache`, or the user's `~/.cache` when the
+ * repository itself lies in the temporary directory.
  */
-export const OUTSIDE_TMP = join(import.meta.dirname, '../../node_modules/.cache/codex-mmo-tests');
+function outsideTmp(): string {
+  const inRepo = join(import.meta.dirname, '../../node_modules/.cache/codex-mmo-tests');
+  const tmp = realpathSync(tmpdir());
+  const repo = realpathSync(join(import.meta.dirname, '../..'));
+  const underTmp = repo === tmp || repo.startsWith(`${tmp}/`) || repo.startsWith('/tmp/');
+  return underTmp ? join(homedir(), '.cache', 'codex-mmo-tests') : inRepo;
+}
+
+export const OUTSIDE_TMP = outsideTmp();
 
 export async function tmpDir(prefix = 'codex-mmo-test-', base = tmpdir()): Promise<string> {
   await mkdir(base, { recursive: true });
