@@ -4,6 +4,7 @@
  * own path, opened before anything is hidden. Rendered as shell lines the container's init runs
  * before the command; any failure ends the container (status 125), so nothing starts unmasked.
  */
+import { pathWithin } from '../paths/path-within.js';
 import type { Masking } from './containment.js';
 
 /** What a container's processes may not see, and what inside that they still may. */
@@ -25,17 +26,13 @@ function quoted(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-function inside(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
 /** The shell lines that set up `masks` with `masking`'s tools. */
 export function maskScript(masks: ContainerMasks, masking: Masking): string {
   // a directory inside another hidden one is hidden with it
   const hide = [...new Set(masks.hide)].filter(
-    (dir, _, all) => !all.some((other) => other !== dir && inside(dir, other)),
+    (dir, _, all) => !all.some((other) => other !== dir && pathWithin(dir, other)),
   );
-  const keep = [...new Set(masks.keep)].filter((dir) => hide.some((h) => inside(dir, h)));
+  const keep = [...new Set(masks.keep)].filter((dir) => hide.some((h) => pathWithin(dir, h)));
   if (keep.length > MAX_KEPT) throw new Error(`at most ${String(MAX_KEPT)} kept directories`);
   const fail = ` || exit ${String(MASK_FAILED_STATUS)}`;
   const mount = quoted(masking.mount);

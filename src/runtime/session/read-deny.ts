@@ -5,6 +5,7 @@
  * since the sandbox sees real paths. A directory that does not exist yet is denied by its contents'
  * glob, so the sandbox creates nothing on the host.
  */
+import { pathWithin } from '../../foundation/paths/path-within.js';
 import { mkdir, realpath, stat } from 'node:fs/promises';
 
 import type { BoundaryOptions, ReadDeny } from '../../config/compile/session-boundary.js';
@@ -66,10 +67,6 @@ export interface ShieldFacts {
   readonly writable: readonly string[];
 }
 
-function inside(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
-}
-
 /**
  * The directories one process's container hides in place of deny entries, or undefined when it
  * needs Codex's deny entries (docs/design.md §9): its own home, which its shells could then
@@ -81,10 +78,12 @@ export function maskedDirs(deny: ReadDeny, facts: ShieldFacts): readonly string[
   const hide = deny.maskable;
   if (hide === undefined || facts.roles > 1 || facts.authFile) return undefined;
   const needed = [facts.cwd, facts.codexBin];
-  if (hide.some((dir) => needed.some((path) => inside(path, dir)))) return undefined;
+  if (hide.some((dir) => needed.some((path) => pathWithin(path, dir)))) return undefined;
   // a hidden directory inside a writable root would leave the process's own home writable to
   // its shells (the sandbox binds writable roots with what is mounted in them)
-  return hide.some((dir) => facts.writable.some((root) => inside(dir, root))) ? undefined : hide;
+  return hide.some((dir) => facts.writable.some((root) => pathWithin(dir, root)))
+    ? undefined
+    : hide;
 }
 
 /**
