@@ -15,6 +15,7 @@ import {
   summarize,
 } from '../index.js';
 import { suggest } from '../foundation/diagnostics/index.js';
+import { terminalSafe } from '../foundation/text/index.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo } from './io.js';
 
 export const GLOBAL_OPTIONS = {
@@ -218,6 +219,7 @@ export function usageExit(io: CliIo, message: string, usage: string, command?: s
     command !== undefined
       ? `Run 'codex-mmo ${command} --help' for details.`
       : 'Run with --help for options.';
-  io.stderr(`codex-mmo: ${message}\n\n${usageLines(usage).trimEnd()}\n\n${more}\n`);
+  // the message may quote names read from a session's files: one terminal-safe line
+  io.stderr(`codex-mmo: ${terminalSafe(message)}\n\n${usageLines(usage).trimEnd()}\n\n${more}\n`);
   return EXIT_USAGE;
 }

@@ -5,6 +5,8 @@
  */
 import { CodexMmoError, describeError } from '../index.js';
 import { suggest } from '../foundation/diagnostics/index.js';
+import { terminalSafe } from '../foundation/text/index.js';
+import { ALIASES, aliasOf, aliasesFor } from './aliases.js';
 import { UsageError, usageExit } from './common.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo, type CommandModule } from './io.js';
 
@@ -46,6 +48,14 @@ export const COMMANDS: Readonly<
     remove: {
       summary: 'remove a server from the registry and its pin',
       load: () => import('./commands/tool-mcp-remove.js'),
+    },
+    import: {
+      summary: 'bring the servers of a Codex, Claude Code or server.json file into the registry',
+      load: () => import('./commands/tool-mcp-import.js'),
+    },
+    export: {
+      summary: 'print registry entries as Codex, Claude Code or server.json configuration',
+      load: () => import('./commands/tool-mcp-export.js'),
     },
   },
   profile: {
@@ -144,14 +154,24 @@ export const TOP_LEVEL: Readonly<Record<string, { summary: string; load: Loader 
     summary: 'serve the built-in scripted model, for offline runs without an API key',
     load: () => import('./commands/scripted-model.js'),
   },
+  completion: {
+    summary: 'print a bash or zsh completion script',
+    load: () => import('./commands/completion.js'),
+  },
 };
+
+/** A command's summary with its aliases, if it has any. */
+function summaryOf(group: string, name: string, summary: string): string {
+  const aliases = aliasesFor(group, name);
+  return aliases.length === 0 ? summary : `${summary} (alias: ${aliases.join(', ')})`;
+}
 
 export function topLevelHelp(): string {
   const lines = ['Usage: codex-mmo <command> [options]', '', 'Commands:'];
   const entries: [string, string][] = [];
   for (const [group, commands] of Object.entries(COMMANDS)) {
     for (const [name, entry] of Object.entries(commands))
-      entries.push([`${group} ${name}`, entry.summary]);
+      entries.push([`${group} ${name}`, summaryOf(group, name, entry.summary)]);
   }
   for (const [name, entry] of Object.entries(TOP_LEVEL)) entries.push([name, entry.summary]);
   const width = Math.max(...entries.map(([n]) => n.length));
@@ -165,7 +185,7 @@ function groupHelp(group: string): string {
   const width = Math.max(...Object.keys(commands).map((n) => n.length));
   const lines = [`Usage: codex-mmo ${group} <command> [options]`, '', 'Commands:'];
   for (const [name, entry] of Object.entries(commands))
-    lines.push(`  ${name.padEnd(width)}  ${entry.summary}`);
+    lines.push(`  ${name.padEnd(width)}  ${summaryOf(group, name, entry.summary)}`);
   lines.push('', `Run 'codex-mmo ${group} <command> --help' for a command's options.`);
   return lines.join('\n') + '\n';
 }
@@ -240,9 +260,13 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       io.stderr(`codex-mmo: missing ${first} command\n\n${groupHelp(first)}`);
       return EXIT_USAGE;
     }
-    const entry = group[second];
+    const alias = Object.hasOwn(group, second) ? undefined : aliasOf(first, second);
+    const entry = alias !== undefined ? group[alias.command] : group[second];
     if (!entry) {
-      const hint = commandHint(second, Object.keys(group));
+      const hint = commandHint(second, [
+        ...Object.keys(group),
+        ...Object.keys(ALIASES[first] ?? {}),
+      ]);
       if (wantsJson(argv)) {
         return printJsonFailure(io, new UsageError(`unknown command '${first} ${second}'.${hint}`));
       }
@@ -250,9 +274,9 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       return EXIT_USAGE;
     }
     loader = entry.load;
-    args = rest;
+    args = alias !== undefined ? [...(alias.args ?? []), ...rest] : rest;
   }
-  const command = argv.slice(0, top ? 1 : 2).join(' ');
+  const command = top ? first : `${first} ${aliasOf(first, second ?? '')?.command ?? second ?? ''}`;
   let module: CommandModule | undefined;
   try {
     module = await loader();
@@ -263,7 +287,7 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       const usage = module ? await helpOf(module, io) : undefined;
       return usageExit(io, error.message, usage ?? `Usage: codex-mmo ${command} ...`, command);
     }
-    io.stderr(`codex-mmo: ${describeError(error)}\n`);
+    io.stderr(`codex-mmo: ${terminalSafe(describeError(error))}\n`);
     return error instanceof CodexMmoError && error.code === 'usage-error'
       ? EXIT_USAGE
       : EXIT_FAILURE;

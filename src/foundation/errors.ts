@@ -5,7 +5,13 @@
  */
 
 export type CodexMmoErrorCode =
-  'io-error' | 'not-found' | 'process-failed' | 'timeout' | 'integrity-error' | 'usage-error';
+  | 'io-error'
+  | 'not-found'
+  | 'process-failed'
+  | 'timeout'
+  | 'integrity-error'
+  | 'usage-error'
+  | 'listener-not-verified';
 
 export class CodexMmoError extends Error {
   readonly code: CodexMmoErrorCode;
@@ -39,6 +45,20 @@ export class IntegrityError extends CodexMmoError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('integrity-error', message, options);
     this.name = 'IntegrityError';
+  }
+}
+
+/**
+ * The process listening on a session's Unix socket could not be shown to be the session's own
+ * (the socket or its directory is not private to this user, or another process holds the other
+ * end of the connection): nothing secret was sent to it.
+ */
+export class ListenerNotVerifiedError extends CodexMmoError {
+  readonly socketPath: string;
+  constructor(socketPath: string, message: string, options?: { cause?: unknown }) {
+    super('listener-not-verified', message, options);
+    this.name = 'ListenerNotVerifiedError';
+    this.socketPath = socketPath;
   }
 }
 

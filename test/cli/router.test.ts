@@ -113,4 +113,26 @@ describe('router', () => {
     const r = await runCli(['--version']);
     expect(r.stdout).toMatch(/^codex-mmo \d+\.\d+\.\d+/);
   });
+
+  it('suggests the nearest command, alias or option on every level', async () => {
+    const cases: [string[], string][] = [
+      [['tool-mcp', 'lsit'], "unknown command 'tool-mcp lsit'. Did you mean 'list'?"],
+      [['tool-mcp', 'stauts'], "unknown command 'tool-mcp stauts'. Did you mean 'status'?"],
+      [['snapshot', 'rn'], "unknown command 'snapshot rn'. Did you mean 'rm'?"],
+      [['completoin', 'bash'], "unknown command 'completoin'. Did you mean 'completion'?"],
+      [
+        ['tool-mcp', 'add', 'x', '--replcae'],
+        "unknown option '--replcae'; did you mean '--replace'?",
+      ],
+      [['tool-mcp', 'list', '--chek'], "unknown option '--chek'; did you mean '--check'?"],
+      [['tool-mcp', 'ls', '--jsno'], "unknown option '--jsno'; did you mean '--json'?"],
+      [['tool-mcp', 'add', 'x', '--transprot', 'http'], "did you mean '--transport'?"],
+      [['tool-mcp', 'add', 'x', '--transport', 'htp'], "not 'htp'; did you mean 'http'?"],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(message);
+    }
+  });
 });

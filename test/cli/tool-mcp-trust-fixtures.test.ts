@@ -90,7 +90,7 @@ async function lockOf(dir: string, env: Record<string, string>): Promise<string>
 /** A legacy pin is written as lock_version 1, which did not know definitions. */
 function spec(text: string, specs: Record<string, PinSpec>): string {
   return Object.values(specs).some((s) => s.legacy === true)
-    ? text.replace('lock_version = 2', 'lock_version = 1')
+    ? text.replace(/lock_version = \d+/, 'lock_version = 1')
     : text;
 }
 

@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
+import { aliasOf } from '../../src/cli/aliases.js';
 import { COMMANDS, TOP_LEVEL } from '../../src/cli/router.js';
 import { parseModelScript } from '../../src/features/onboard/model-script.js';
 
@@ -37,6 +38,9 @@ function commandOf(words: readonly string[]): string[] | undefined {
   if (Object.hasOwn(TOP_LEVEL, first)) return [first];
   const group = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
   if (group === undefined || second === undefined) return undefined;
+  // an alias (`tool-mcp ls`) names the command it runs
+  const alias = aliasOf(first, second);
+  if (alias !== undefined) return [first, alias.command];
   return Object.hasOwn(group, second) ? [first, second] : undefined;
 }
 

@@ -22,6 +22,12 @@ export interface FixtureConfig {
   spawnGrandchild?: boolean;
   ignoreSigterm?: boolean;
   stderrEnv?: string[];
+  stderrText?: string;
+  serverInfo?: { name: string; version: string; title?: string };
+  instructions?: string;
+  resources?: Record<string, unknown>[];
+  resourceTemplates?: Record<string, unknown>[];
+  prompts?: Record<string, unknown>[];
 }
 
 export interface Workspace {

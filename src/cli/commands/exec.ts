@@ -2,6 +2,8 @@
  * `codex-mmo exec PROFILE PROMPT [OPTIONS] [-- CODEX_ARGS]`: runs the profile's root role under
  * `codex app-server` in a new session, and (shared with `run`) the launch itself: refuse before
  * Codex runs when a required variable is missing, forward signals, report how the session ended.
+ * Everything printed for a person is terminal-safe: progress lines one line each, the final
+ * message and Codex's stderr with their line breaks but no terminal sequence.
  */
 import { isAbsolute, resolve } from 'node:path';
 
@@ -12,6 +14,7 @@ import {
   type SessionEvent,
   startSession,
 } from '../../index.js';
+import { terminalSafe } from '../../foundation/text/index.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/index.js';
 import { defaultCliLaunch, resolveMaxParticipants } from '../../runtime/mesh/index.js';
 import {
@@ -32,7 +35,7 @@ import {
 } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 
-const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--accept-host-risk] [-- CODEX_ARGS...]
 
 Run Codex non-interactively as the root role of PROFILE (an installed pack name or a pack
 directory) in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -51,12 +54,35 @@ Options:
   --cwd DIR                 working directory of Codex (default: the current directory)
   --approval-timeout SEC    deny an unanswered approval request after SEC seconds (default 900)
   --max-participants N      most participants the session runs at once (default 8)
+  --accept-host-risk        start even where the host view cannot be built and a role's shell
+                            has network (it could reach the operator's daemons)
 
 With --json, stdout carries one JSON event per line (the session's events: turns, messages, tool
 calls, approvals), launch errors are printed as JSON on stdout, launch warnings as one JSON
 diagnostic per line on stderr, and a JSON summary of the ended session is printed on stderr.`;
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * The progress text of one session event on stderr: its line, and for an approval request the
+ * line that says how to answer it; nothing for a failed server (told once, as its diagnostic).
+ * Every line is terminal-safe.
+ */
+export function progressText(
+  event: SessionEvent,
+  session: string,
+  approvalTimeoutSec: number,
+): string {
+  if (event.type === 'server.failed') return '';
+  let text = `${formatEvent(event)}\n`;
+  if (event.type === 'approval.requested' && event.approval !== undefined) {
+    const request = `${session} ${event.approval}`;
+    text += `${terminalSafe(
+      `codex-mmo: answer with 'codex-mmo session approve ${request}' or 'codex-mmo session deny ${request}' (denied after ${approvalTimeoutSec} s)`,
+    )}\n`;
+  }
+  return text;
+}
 
 /** Shared body of `run` and `exec`. */
 export async function runSessionCommand(
@@ -76,6 +102,7 @@ export async function runSessionCommand(
       cwd: { type: 'string' },
       'approval-timeout': { type: 'string' },
       'max-participants': { type: 'string' },
+      'accept-host-risk': { type: 'boolean' },
     },
     { min: count, max: count },
   );
@@ -123,6 +150,7 @@ export async function runSessionCommand(
     sessionCwd,
     cli: defaultCliLaunch(),
     pid: process.pid,
+    acceptHostRisk: cmd.values['accept-host-risk'] === true,
   });
   await clearing;
   if (!started.ok) {
@@ -150,14 +178,8 @@ export async function runSessionCommand(
       io.stdout(`${JSON.stringify(event)}\n`);
       return;
     }
-    // a failed server is told once, as its diagnostic
-    if (event.type === 'server.failed') return;
-    io.stderr(`${formatEvent(event)}\n`);
-    if (event.type === 'approval.requested' && event.approval !== undefined) {
-      io.stderr(
-        `codex-mmo: answer with 'codex-mmo session approve ${plan.id} ${event.approval}' or 'codex-mmo session deny ${plan.id} ${event.approval}' (denied after ${approvalTimeoutSec} s)\n`,
-      );
-    }
+    const text = progressText(event, plan.id, approvalTimeoutSec);
+    if (text !== '') io.stderr(text);
   };
   const running = await launchSession(plan, {
     ...started.context,
@@ -167,7 +189,7 @@ export async function runSessionCommand(
     ...(mode === 'exec' ? { onEvent } : {}),
     ...(execArgs?.ok === true ? { execOverrides: execArgs.overrides } : {}),
     onStderr: (chunk) => {
-      io.stderr(chunk);
+      io.stderr(terminalSafe(chunk, { keepLayout: true }));
     },
     onDiagnostic: (found) => {
       if (cmd.json) io.stderr(`${JSON.stringify(found)}\n`);
@@ -184,7 +206,8 @@ export async function runSessionCommand(
   try {
     const outcome = await running.done;
     if (!cmd.json && outcome.finalMessage !== undefined) {
-      io.stdout(`${maskSecrets(outcome.finalMessage, secrets)}\n`);
+      const answer = maskSecrets(outcome.finalMessage, secrets);
+      io.stdout(`${terminalSafe(answer, { keepLayout: true })}\n`);
     }
     if (cmd.json) {
       io.stderr(
@@ -200,7 +223,7 @@ export async function runSessionCommand(
       io.stderr(`codex-mmo: session ${plan.id} was stopped\n`);
     } else if (outcome.status === 'failed') {
       io.stderr(
-        `codex-mmo: session ${plan.id} failed: ${outcome.record.error ?? `exit code ${outcome.exitCode}`}\n`,
+        `${terminalSafe(`codex-mmo: session ${plan.id} failed: ${outcome.record.error ?? `exit code ${outcome.exitCode}`}`)}\n`,
       );
     }
     return outcome.exitCode;

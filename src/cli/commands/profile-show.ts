@@ -3,7 +3,7 @@
  * plan against the operator registry — processes, per-role grants, lifecycle waits, mmo_mesh
  * timeouts and the variable names each process receives (never their values).
  */
-import { formatTable } from '../../foundation/text/index.js';
+import { formatTable, terminalSafe } from '../../foundation/text/index.js';
 import {
   loadRegistry,
   openPack,
@@ -32,8 +32,11 @@ const list = (items: readonly string[]): string => (items.length > 0 ? items.joi
 
 function profileText(pack: ProfilePack): string {
   const lines: string[] = [];
+  // descriptions are a pack author's text: shown terminal-safe
   lines.push(
-    `profile ${pack.name}${pack.description !== undefined ? ` — ${pack.description}` : ''}`,
+    terminalSafe(
+      `profile ${pack.name}${pack.description !== undefined ? ` — ${pack.description}` : ''}`,
+    ),
   );
   lines.push(`pack: ${pack.dir}`);
   lines.push(`root: ${pack.root}`, '');
@@ -68,7 +71,7 @@ function profileText(pack: ProfilePack): string {
   }
   for (const r of roles) {
     const source = r.instructions_file !== undefined ? `from ${r.instructions_file}` : 'inline';
-    lines.push(`${r.name}: ${r.description}`);
+    lines.push(terminalSafe(`${r.name}: ${r.description}`));
     lines.push(`  instructions ${source}, ${r.instructions.length} characters`);
   }
   return `${lines.join('\n')}\n`;

@@ -4,7 +4,7 @@
  * are spawned through mmo_mesh. Reports, per role and process, the tools granted versus the tools
  * the model really receives, and what was and was not measured. Exit 1 on any error.
  */
-import { formatTable } from '../../foundation/text/index.js';
+import { formatTable, terminalSafe } from '../../foundation/text/index.js';
 import { smokeProfile, summarize } from '../../index.js';
 import { MESH_TOOL_NAMES } from '../../runtime/protocol/index.js';
 import type { SmokeMeasurement, SmokeReport, ToolsByServer } from '../../features/smoke/index.js';
@@ -138,7 +138,9 @@ function textReport(report: SmokeReport): string {
     lines.push('', 'Servers that failed to start:');
     for (const f of report.servers_failed) {
       lines.push(
-        `  ${f.server} (process ${f.process}${f.required ? ', required' : ''}): ${f.error}`,
+        terminalSafe(
+          `  ${f.server} (process ${f.process}${f.required ? ', required' : ''}): ${f.error}`,
+        ),
       );
     }
   }

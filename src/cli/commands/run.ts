@@ -5,7 +5,7 @@
 import type { CliIo } from '../io.js';
 import { runSessionCommand } from './exec.js';
 
-const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--accept-host-risk] [-- CODEX_ARGS...]
 
 Start interactive Codex as the root role of PROFILE (an installed pack name or a pack directory)
 in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -24,6 +24,8 @@ Options:
   --approval-timeout SEC    deny a participant's unanswered approval request after SEC seconds
                             (default 900)
   --max-participants N      most participants the session runs at once (default 8)
+  --accept-host-risk        start even where the host view cannot be built and a role's shell
+                            has network (it could reach the operator's daemons)
 
 With --json, launch errors are printed as JSON on stdout and a JSON summary of the ended session
 is printed on stderr (the terminal belongs to Codex).`;

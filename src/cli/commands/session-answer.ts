@@ -4,6 +4,7 @@
  * the OS user of this process, as the supervisor sees the connection, and when; a request is
  * answered at most once.
  */
+import { terminalSafe } from '../../foundation/text/index.js';
 import { locateSession } from '../../index.js';
 import type { ApprovalDecision } from '../../runtime/protocol/index.js';
 import { answerSessionApproval } from '../../runtime/approvals/index.js';
@@ -46,7 +47,7 @@ export async function answer(
   const r = outcome.request;
   const what = r.kind === 'mcp_tool_call' ? `${r.server ?? '?'}.${r.tool ?? '?'}` : r.kind;
   io.stdout(
-    `${deny ? 'Denied' : 'Approved'} ${r.id} (${what} for ${r.process}, role ${r.role}) in session ${r.session}.\n`,
+    `${terminalSafe(`${deny ? 'Denied' : 'Approved'} ${r.id} (${what} for ${r.process}, role ${r.role}) in session ${r.session}.`)}\n`,
   );
   return EXIT_OK;
 }

@@ -1,9 +1,10 @@
 /**
  * `codex-mmo session approvals [ID] [--json]`: the approval requests waiting for a person, in one
  * session or in every running session, with process, role, kind, server, tool and masked
- * arguments.
+ * arguments. The text view is terminal-safe (a command or arguments a model wrote cannot forge a
+ * line or send a terminal sequence); `--json` keeps the exact text.
  */
-import { formatTable } from '../../foundation/text/index.js';
+import { formatTable, terminalSafe } from '../../foundation/text/index.js';
 import { type Diagnostic, listSessionRecords, locateSession } from '../../index.js';
 import type { PendingApproval } from '../../runtime/protocol/index.js';
 import { listSessionApprovals } from '../../runtime/approvals/index.js';
@@ -40,6 +41,26 @@ function outward(a: PendingApproval): Record<string, unknown> {
   };
 }
 
+/** The text view: a table of the requests, then one line of masked arguments per request. */
+export function approvalsText(approvals: readonly PendingApproval[]): string {
+  const table = formatTable(
+    ['REQUEST', 'SESSION', 'PROCESS', 'ROLE', 'KIND', 'WHAT', 'EXPIRES'],
+    approvals.map((a) => [
+      a.id,
+      a.session,
+      a.process,
+      a.role,
+      a.kind,
+      a.kind === 'mcp_tool_call' ? `${a.server ?? '?'}.${a.tool ?? '?'}` : (a.tool ?? '-'),
+      a.expires_at,
+    ]),
+  );
+  const args = approvals.map(
+    (a) => `${terminalSafe(`${a.session} ${a.id} arguments: ${a.arguments}`)}\n`,
+  );
+  return table + args.join('');
+}
+
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const cmd = parseCommand(args, io, {}, { min: 0, max: 1 });
   if (cmd.help) return printHelp(io, USAGE);
@@ -73,20 +94,6 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     );
     return problems.length > 0 ? EXIT_FAILURE : EXIT_OK;
   }
-  io.stdout(
-    formatTable(
-      ['REQUEST', 'SESSION', 'PROCESS', 'ROLE', 'KIND', 'WHAT', 'EXPIRES'],
-      approvals.map((a) => [
-        a.id,
-        a.session,
-        a.process,
-        a.role,
-        a.kind,
-        a.kind === 'mcp_tool_call' ? `${a.server ?? '?'}.${a.tool ?? '?'}` : (a.tool ?? '-'),
-        a.expires_at,
-      ]),
-    ),
-  );
-  for (const a of approvals) io.stdout(`${a.session} ${a.id} arguments: ${a.arguments}\n`);
+  io.stdout(approvalsText(approvals));
   return problems.length > 0 ? EXIT_FAILURE : EXIT_OK;
 }

@@ -1,9 +1,10 @@
 /**
  * `codex-mmo session calls ID [--follow] [--json]`: the Tool MCP calls of a session as the
  * gateway recorded them in `<session>/calls.jsonl` — who called (process, role, thread), which
- * server and tool, the outcome and why, how long it took. ID may be a unique prefix.
+ * server and tool, the outcome and why, how long it took. ID may be a unique prefix. Every text
+ * field is shown terminal-safe (one call, one line); `--json` keeps the exact text.
  */
-import { formatTable } from '../../foundation/text/index.js';
+import { formatTable, terminalSafe } from '../../foundation/text/index.js';
 import { locateSession, readSessionRecord } from '../../index.js';
 import { readCalls, type CallRecord } from '../../runtime/gateway/index.js';
 import { isAlive } from '../../foundation/process/index.js';
@@ -30,8 +31,9 @@ Options:
 /** How often a followed session's file is read again. */
 const FOLLOW_POLL_MS = 200;
 
-function row(call: CallRecord): string[] {
-  return [
+/** One call's cells, each terminal-safe: no cell holds a line break, tab or terminal sequence. */
+export function callRow(call: CallRecord): string[] {
+  const cells = [
     call.time,
     call.process,
     call.role ?? '-',
@@ -44,6 +46,7 @@ function row(call: CallRecord): string[] {
       ? `${call.thread ?? '-'} (parent ${call.parent_thread})`
       : (call.thread ?? '-'),
   ];
+  return cells.map((cell) => terminalSafe(cell));
 }
 
 const HEADER = [
@@ -66,7 +69,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     const { calls } = await readCalls(dir);
     if (cmd.json) printJson(io, { calls });
     else if (calls.length === 0) io.stdout('No Tool MCP calls recorded.\n');
-    else io.stdout(formatTable(HEADER, calls.map(row)));
+    else io.stdout(formatTable(HEADER, calls.map(callRow)));
     return EXIT_OK;
   }
   let offset = 0;
@@ -80,7 +83,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       else {
         if (!headerShown) io.stdout(`${HEADER.join('\t')}\n`);
         headerShown = true;
-        io.stdout(`${row(call).join('\t')}\n`);
+        io.stdout(`${callRow(call).join('\t')}\n`);
       }
     }
     if (!active) return EXIT_OK;

@@ -1,8 +1,9 @@
 /**
  * `codex-mmo session show ID [--json]`: one session's record (profile, snapshot, supervising
  * process, status, every Codex process with its home and status). ID may be a unique prefix.
+ * The text view is terminal-safe: an error that quotes a server's or Codex's output is one line.
  */
-import { formatTable } from '../../foundation/text/index.js';
+import { formatTable, terminalSafe } from '../../foundation/text/index.js';
 import { locateSession, readSessionRecord } from '../../index.js';
 import { listSessionApprovals } from '../../runtime/approvals/index.js';
 import { isAlive, livenessFor } from '../../foundation/process/index.js';
@@ -58,7 +59,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ]);
   }
   const width = Math.max(...lines.map(([k]) => k.length));
-  for (const [key, value] of lines) io.stdout(`${`${key}:`.padEnd(width + 2)}${value}\n`);
+  for (const [key, value] of lines) {
+    io.stdout(`${`${key}:`.padEnd(width + 2)}${terminalSafe(value)}\n`);
+  }
   io.stdout('\n');
   io.stdout(
     formatTable(
@@ -74,7 +77,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ),
   );
   for (const p of record.processes) {
-    if (p.error !== undefined) io.stdout(`${p.id}: ${p.error}\n`);
+    if (p.error !== undefined) io.stdout(`${terminalSafe(`${p.id}: ${p.error}`)}\n`);
   }
   return EXIT_OK;
 }

@@ -2,7 +2,7 @@
  * `codex-mmo snapshot list [--json]`: every stored snapshot, verified, oldest first. A snapshot
  * whose bytes no longer match its id is listed as DAMAGED and makes the command exit 1.
  */
-import { formatTable } from '../../foundation/text/index.js';
+import { formatTable, terminalSafe } from '../../foundation/text/index.js';
 import { listSnapshots } from '../../index.js';
 import { parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
@@ -43,6 +43,8 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     s.stored_at,
   ]);
   io.stdout(formatTable(['ID', 'PROFILE', 'ROOT', 'ROLES', 'SERVERS', 'STORED'], rows));
-  for (const s of damaged) io.stderr(`codex-mmo: ${s.problem ?? `${s.id} is damaged`}\n`);
+  for (const s of damaged) {
+    io.stderr(`codex-mmo: ${terminalSafe(s.problem ?? `${s.id} is damaged`)}\n`);
+  }
   return damaged.length > 0 ? EXIT_FAILURE : EXIT_OK;
 }

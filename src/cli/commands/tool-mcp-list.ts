@@ -1,6 +1,7 @@
 /**
  * `codex-mmo tool-mcp list [--json]`: the operator registry as a table (or docs/design.md §7 JSON).
- * Reads fragments only; no credentials, no readiness checks, nothing launched.
+ * Reads fragments only; no credentials, no readiness checks, nothing launched. With `--check`
+ * (`tool-mcp status`) it starts every server instead (`tool-mcp-check.ts`).
  */
 import { formatTable } from '../../foundation/text/index.js';
 import { basename } from 'node:path';
@@ -14,14 +15,38 @@ import {
   printJson,
   skipOptimisingCompilers,
 } from '../common.js';
+import { UsageError } from '../common.js';
 import { EXIT_FAILURE, EXIT_OK, type CliIo } from '../io.js';
 import { registryCache } from '../registry-cache.js';
 
 const USAGE = `Usage: codex-mmo tool-mcp list [--json]
+       codex-mmo tool-mcp list --check [--timeout SEC] [--json]      (alias: tool-mcp status)
 
 List the Tool MCP servers of the operator registry (<config-dir>/tool-mcp.d/*.toml): transport,
 command or URL, the operator's enabled tools, the default approval mode and the fragment that
-defines each. Invalid definitions are left out and reported on stderr. Nothing is launched.`;
+defines each. Invalid definitions are left out and reported on stderr. Nothing is launched.
+
+With --check, start every server exactly as \`codex-mmo tool-mcp probe\` does, four at a time,
+and print one table: ID, TRANSPORT, STATUS (ok, failed: REASON, missing variable: NAMES, invalid
+definition), TOOLS (how many it offers) and PIN (pinned, drift, not pinned, pinned (unchecked)
+when it did not start). Their errors follow on stderr; credential values are never printed.
+Exit status 1 when any server fails, lacks a variable, drifted from its pin or would make
+\`tool-mcp probe\` fail.
+
+Options:
+  --check              start every server and report its live health
+  --timeout SEC        with --check: wait at most SEC for each server (default: its
+                       startup_timeout_sec, 30 when unset)
+
+JSON with --check: {"ok", "servers": [{"id", "transport", "status", "reason"?,
+"missing_variables", "tools_offered", "tools_enabled", "pin", "ok", "time_to_ready_ms"?,
+"diagnostics"}], "diagnostics"}; status is ok, failed, missing-variable or invalid, pin is
+match, drift, not-pinned or unchecked.`;
+
+const OPTIONS = {
+  check: { type: 'boolean', default: false },
+  timeout: { type: 'string' },
+} as const;
 
 /** Command and arguments as one line, quoting arguments that need it. */
 export function commandLine(command: string, args: readonly string[] = []): string {
@@ -59,8 +84,22 @@ function jsonOf(entry: RegistryEntry): Record<string, unknown> {
 }
 
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
-  const cmd = parseCommand(args, io, {}, { min: 0, max: 0 });
+  const cmd = parseCommand(args, io, OPTIONS, { min: 0, max: 0 });
   if (cmd.help) return printHelp(io, USAGE);
+  const timeout = cmd.values.timeout;
+  if (typeof timeout === 'string' && cmd.values.check !== true) {
+    throw new UsageError('--timeout goes with --check');
+  }
+  if (cmd.values.check === true) {
+    const seconds = typeof timeout === 'string' ? Number(timeout) : undefined;
+    if (seconds !== undefined && (!Number.isFinite(seconds) || seconds <= 0)) {
+      throw new UsageError(
+        `--timeout takes a positive number of seconds, not '${String(timeout)}'`,
+      );
+    }
+    const { runCheck } = await import('./tool-mcp-check.js');
+    return runCheck(io, cmd.dirs, cmd.json, seconds);
+  }
   skipOptimisingCompilers();
   const registry = await loadRegistryCached(cmd.dirs.configDir, registryCache(cmd.dirs));
   const entries = [...registry.servers.values()];

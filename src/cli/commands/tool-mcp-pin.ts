@@ -41,6 +41,7 @@ function pinJson(result: PinResult, diagnostics: readonly Diagnostic[], ok: bool
       : {}),
     tools: (result.pin?.tools ?? []).map((t) => ({ name: t.name, digest: t.digest })),
     accepted: driftJson(result.accepted),
+    accepted_server: result.acceptedServer.map((c) => ({ part: c.part, summary: c.summary })),
     definition_changes: result.definitionChanges,
     ...(result.identity !== undefined ? { identity_change: result.identity } : {}),
     added: result.added,
@@ -66,6 +67,9 @@ function pinText(result: PinResult): string {
     }
     for (const change of result.definitionChanges) {
       lines.push(`  accepted definition change: ${change}`);
+    }
+    for (const change of result.acceptedServer) {
+      lines.push(`  accepted server change: ${change.summary}`);
     }
     for (const drift of result.accepted) {
       lines.push(

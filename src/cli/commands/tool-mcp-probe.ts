@@ -20,7 +20,8 @@ default variables, the server's env_vars and env; streamable HTTP: its bearer to
 run MCP initialize and tools/list within startup_timeout_sec, then stop it. Reports the server's
 name, version and protocol version, every tool it offers with its annotations, and the time to
 ready. Errors: an enabled tool the server does not offer (tool-not-offered), a tool that changed
-since \`tool-mcp pin\` (tool-drift), a server that fails to start, times out or breaks the
+since \`tool-mcp pin\` in any field (tool-drift), instructions, server info, resources or prompts
+that changed since (server-drift), a server that fails to start, times out or breaks the
 protocol. Warnings: an approval mode that runs a possibly-writing tool without asking
 (approval-mode-risk). Credential values are never printed.`;
 

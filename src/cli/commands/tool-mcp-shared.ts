@@ -13,7 +13,7 @@ import {
   type Registry,
   type RegistryEntry,
 } from '../../index.js';
-import { planLaunch, type LaunchContext } from '../../runtime/probe/index.js';
+import { planLaunch, type LaunchContext } from '../../runtime/upstream/index.js';
 import { type ServerStatus, lookupServer } from '../../config/registry/index.js';
 import { parseCommand, printDiagnostics, printHelp, printJson } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';

@@ -85,6 +85,16 @@ export function codexVersionsMarkdown(
       (r) =>
         `\`vendor/<triple>/${r.nativeLaunch.entry}\` with ${r.nativeLaunch.launcherEnv.map((n) => `\`${n}\``).join(', ')}`,
     ],
+    [
+      'MCP 2026-07-28 client (`[features]`)',
+      (r) =>
+        `\`${r.mcp2026.feature}\`, ${r.mcp2026.stage}, ${r.mcp2026.onByDefault ? 'on' : 'off'} by default`,
+    ],
+    [
+      'with it on',
+      (r) =>
+        `HTTP: \`server/discover\` first, no session; stdio: also needs \`${r.mcp2026.stdioEnv}\` in the server's \`env\``,
+    ],
   ];
   const lines = [
     GENERATED_BEGIN,

@@ -23,8 +23,9 @@ export type AutoApprovalRule =
 
 /**
  * Which `[mcp_servers.NAME]` names Codex can start. Every version offers a server to the model as
- * namespace `mcp__<NAME with each character outside [A-Za-z0-9_] replaced by _>`; when two servers
- * of one config end up with the same name, each gets a hashed suffix instead (`mcp__a_b_<12 hex>`).
+ * namespace `mcp__<NAME with each character outside [A-Za-z0-9_] replaced by _>`, case kept and
+ * nothing appended (`offeredNamespace`); when two servers of one config end up with the same
+ * name, each gets a hashed suffix instead (`mcp__a_b_<12 hex>`).
  */
 export type ServerNameRule =
   /** A name outside `^[a-zA-Z0-9_-]+$` loads but the server fails at startup. */
@@ -112,7 +113,35 @@ export interface CodexVersionFacts {
     readonly launcherEnv: readonly string[];
   };
   readonly responses: ResponsesRequestShape;
+  /** Codex's MCP 2026-07-28 client, behind a feature flag (measured with `codex features list`). */
+  readonly mcp2026: Mcp2026Client;
 }
+
+/**
+ * How a Codex version speaks MCP 2026-07-28. With the feature on, over Streamable HTTP it sends
+ * `server/discover` first (header `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method`), then every
+ * request with `Mcp-Method`/`Mcp-Name` and the `_meta` envelope, no session; it falls back to
+ * `initialize` only when discovery is answered JSON-RPC -32601. Over stdio the feature also needs
+ * `stdioEnv = "2026-07-28"` in that server's `env` table.
+ */
+export interface Mcp2026Client {
+  /** The `[features]` key that turns it on. */
+  readonly feature: string;
+  /** Whether the feature is on when no config sets it. */
+  readonly onByDefault: boolean;
+  /** Its stage in `codex features list`. */
+  readonly stage: string;
+  /** The server `env` variable a stdio server also needs. */
+  readonly stdioEnv: string;
+}
+
+/** The MCP 2026-07-28 client of every supported version (measured on 0.149.1 and 0.171.0). */
+const MCP_2026_CLIENT: Mcp2026Client = {
+  feature: 'mcp_2026_07_28',
+  onByDefault: false,
+  stage: 'under development',
+  stdioEnv: 'CODEX_MCP_PROTOCOL_VERSION',
+};
 
 /** What the launcher of every supported version does (measured on 0.149.1 and 0.171.0). */
 const NPM_LAUNCHER = {
@@ -185,6 +214,7 @@ const CODEX_0171: CodexVersionFacts = {
     toolOutput: 'input-text-array',
     updatePlanByDefault: false,
   },
+  mcp2026: MCP_2026_CLIENT,
 };
 
 /** Codex 0.149.x. */
@@ -212,6 +242,7 @@ const CODEX_0149: CodexVersionFacts = {
     toolOutput: 'string',
     updatePlanByDefault: true,
   },
+  mcp2026: MCP_2026_CLIENT,
 };
 
 /** Supported Codex versions, newest first: the first row is the default and what users install. */
@@ -335,16 +366,66 @@ export function approvalModeAsks(
 
 const CODEX_NAME_PATTERN = /^[a-zA-Z0-9_-]+$/;
 
+/** The prefix of every namespace under which Codex offers an MCP server's tools to the model. */
+export const MCP_NAMESPACE_PREFIX = 'mcp__';
+
 /**
  * The namespace name (without `mcp__`) under which this Codex offers server `id` to the model
  * when no other server of the config maps to the same name, or undefined when this version
- * cannot start a server of that name.
+ * cannot start a server of that name. Case is kept, nothing is appended (`Mixed-Case` is
+ * `Mixed_Case`, `a__` is `a__`).
  */
 export function offeredServerName(facts: CodexVersionFacts, id: string): string | undefined {
   if (!CODEX_NAME_PATTERN.test(id) && facts.serverNames === 'fails-outside-pattern') {
     return undefined;
   }
   return id.replace(/[^A-Za-z0-9_]/g, '_');
+}
+
+/**
+ * The namespace of a Responses request's `tools` under which this Codex offers server `id`
+ * (`everything-http` as `mcp__everything_http`), or undefined when it cannot start a server of
+ * that name. The one mapping from server IDs to namespaces: smoke, the model wire and scripts
+ * read namespaces back to servers with it (`serverOfNamespace`).
+ */
+export function offeredNamespace(facts: CodexVersionFacts, id: string): string | undefined {
+  const name = offeredServerName(facts, id);
+  return name === undefined ? undefined : `${MCP_NAMESPACE_PREFIX}${name}`;
+}
+
+/**
+ * The server of `ids` (the servers of one Codex process) that this Codex offers under
+ * `namespace`, exactly: undefined when no server or more than one maps to it, so a namespace is
+ * never read as a server it does not stand for (a hashed `mcp__<name>_<hex>` stands for none).
+ */
+export function serverOfNamespace(
+  facts: CodexVersionFacts,
+  namespace: string,
+  ids: readonly string[],
+): string | undefined {
+  const found = ids.filter((id) => offeredNamespace(facts, id) === namespace);
+  return new Set(found).size === 1 ? found[0] : undefined;
+}
+
+/**
+ * A flat function name `mcp__<name>__<tool>` read back to [server, tool]: undefined unless
+ * exactly one server of `ids` has a namespace that, with `__`, begins the name (with servers
+ * `a` and `a__`, `mcp__a____t` could be either and stands for neither).
+ */
+export function serverOfFlatName(
+  facts: CodexVersionFacts,
+  name: string,
+  ids: readonly string[],
+): [string, string] | undefined {
+  const found = new Map<string, string>();
+  for (const id of ids) {
+    const namespace = offeredNamespace(facts, id);
+    if (namespace !== undefined && name.startsWith(`${namespace}__`)) {
+      found.set(id, name.slice(namespace.length + 2));
+    }
+  }
+  const [only] = found;
+  return found.size === 1 && only !== undefined ? only : undefined;
 }
 
 /**
@@ -357,7 +438,7 @@ export function offeredNameCollisions(
   ids: readonly string[],
 ): string[][] {
   const byName = new Map<string, string[]>();
-  for (const id of ids) {
+  for (const id of new Set(ids)) {
     const name = offeredServerName(facts, id);
     if (name === undefined) continue;
     byName.set(name, [...(byName.get(name) ?? []), id]);
@@ -376,8 +457,8 @@ export function offeredToolName(tool: string): string {
 
 /**
  * Whether `namespace` (a `mcp__…` tool namespace of a Responses request) is where this Codex
- * offers server `id`: `mcp__<name>` (0.171 appends `__`), or, when another server of the config
- * maps to the same name, `mcp__<name>_<12 hex digits>`. `hashed` says which forms to accept.
+ * offers server `id`: exactly `offeredNamespace(id)`, or, when another server of the config maps
+ * to the same name, `mcp__<name>_<12 hex digits>`. `hashed` says which form to accept.
  */
 export function isOfferedNamespace(
   facts: CodexVersionFacts,
@@ -385,8 +466,8 @@ export function isOfferedNamespace(
   id: string,
   hashed: boolean,
 ): boolean {
-  const name = offeredServerName(facts, id);
-  if (name === undefined || !namespace.startsWith(`mcp__${name}`)) return false;
-  const rest = namespace.slice(`mcp__${name}`.length).replace(/__$/, '');
+  const exact = offeredNamespace(facts, id);
+  if (exact === undefined || !namespace.startsWith(exact)) return false;
+  const rest = namespace.slice(exact.length);
   return hashed ? /^_[0-9a-f]{12}$/.test(rest) : rest === '';
 }

@@ -1,8 +1,9 @@
 /**
  * Checks a registry entry against its pin in `tool-mcp.lock` without starting anything (pure):
  * a definition changed since the pin (`definition-drift`), a pin made before definitions were
- * recorded, names in `enabled_tools` the pinned server does not offer (`tool-not-in-pin`, with a
- * suggestion among the pinned names), and an unversioned package a runner would fetch.
+ * recorded or before pins covered all a server says (`pin-incomplete`), names in `enabled_tools`
+ * the pinned server does not offer (`tool-not-in-pin`, with a suggestion among the pinned names),
+ * and an unversioned package a runner would fetch.
  */
 import { diagnostic, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { suggest } from '../../foundation/diagnostics/did-you-mean.js';
@@ -77,6 +78,17 @@ export function checkAgainstPin(
         severity: 'warning',
         code: 'pin-definition-missing',
         message: `the pin of '${id}' in ${lockFile} was made before pins recorded the server's definition, so a changed command, args, package or URL cannot be noticed; run \`codex-mmo tool-mcp pin ${id}\` to record it`,
+        server: id,
+        ...entryLocation(entry),
+      }),
+    );
+  }
+  if (pin.surface === undefined || pin.tools.some((t) => t.listedDigest === undefined)) {
+    out.push(
+      diagnostic({
+        severity: 'warning',
+        code: 'pin-incomplete',
+        message: `the pin of '${id}' in ${lockFile} was made before pins covered the server's instructions, server info, every field of its tools (title, output schema, _meta, all annotations), resources and prompts, so a change to them is not noticed; run \`codex-mmo tool-mcp pin ${id}\` to record them`,
         server: id,
         ...entryLocation(entry),
       }),

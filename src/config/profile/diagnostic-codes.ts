@@ -176,6 +176,16 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     meaning:
       'processes cannot be contained here (no unshare or setpriv, or namespaces not allowed): an error for a profile with a full-access role',
   },
+  'host-view-unavailable': {
+    severity: 'warning',
+    meaning:
+      "the host view cannot be built here (no bwrap, no user namespaces, or an unknown architecture): shells share /tmp and /run/user and, with network on, reach the operator's Unix sockets",
+  },
+  'host-view-required': {
+    severity: 'error',
+    meaning:
+      'the host view cannot be built here and a role has network on: the session does not start without --accept-host-risk',
+  },
   'codex-not-found': { severity: 'error', meaning: 'the Codex binary cannot be found' },
   'codex-not-runnable': {
     severity: 'error',
@@ -188,6 +198,10 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
   'native-role-not-isolated': {
     severity: 'warning',
     meaning: "a native role's grants differ from its process root's, which Codex does not enforce",
+  },
+  'mcp-revision': {
+    severity: 'info',
+    meaning: "the MCP revision the detected Codex speaks to the session's servers",
   },
   'codex-key-unsupported': {
     severity: 'warning',

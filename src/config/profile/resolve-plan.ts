@@ -1,7 +1,8 @@
 /**
  * Grant resolution (docs/design.md §5), pure: a profile and the operator's server definitions in,
  * the resolved plan out — processes with their native-role closures and server unions, per-role
- * effective grants, lifecycle waits, `mmo_mesh` tool timeouts and environment variable names.
+ * effective grants, lifecycle waits, `mmo_mesh` tool timeouts and environment variable names;
+ * servers of one process that Codex would offer under one name are an error.
  */
 import { diagnostic, hasErrors, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { suggest } from '../../foundation/diagnostics/did-you-mean.js';
@@ -24,6 +25,7 @@ import {
   type ResolvedRole,
   type RoleSpec,
 } from './types.js';
+import { serverNameCollisions } from './server-name-collision.js';
 
 /** Where the profile came from, so grant diagnostics can point at the pack file. */
 export interface PlanSource {
@@ -346,6 +348,9 @@ export function resolvePlan(
       mesh,
     };
   });
+
+  // servers Codex would offer under one namespace: no role's offer could be narrowed exactly
+  diagnostics.push(...serverNameCollisions(profile, processes, source));
 
   const definitions: Record<string, ServerDefinition> = {};
   for (const server of [...used].sort()) {

@@ -15,9 +15,11 @@ import { REGISTRY_SCHEMA_VERSION } from './types.js';
 /**
  * Where a code comes from: reading files (`load`), validating fragment content (`fragment`, the
  * fixture corpus covers every one), `credentials.env` (`credentials`), readiness checks
- * (`readiness`) or looking up a server ID (`lookup`).
+ * (`readiness`), looking up a server ID (`lookup`), or `tool-mcp import` / `export` reading or
+ * writing another client's configuration (`import`, `export`).
  */
-export type CodeStage = 'load' | 'fragment' | 'credentials' | 'readiness' | 'lookup';
+export type CodeStage =
+  'load' | 'fragment' | 'credentials' | 'readiness' | 'lookup' | 'import' | 'export';
 
 export interface CodeInfo {
   readonly severity: Severity;
@@ -323,6 +325,146 @@ export const REGISTRY_CODES = {
     severity: 'error',
     stage: 'lookup',
     summary: 'A command named a server ID the registry does not define (with a did-you-mean).',
+  },
+  'import-syntax': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      "The file to import is not valid JSON or TOML (position given; the parser's quote of the file is left out).",
+  },
+  'import-format-unknown': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      '`--from` was not given and the file is neither a Codex `config.toml`, a Claude Code MCP file nor a `server.json`.',
+  },
+  'import-schema-unknown': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      'A `server.json` whose `$schema` is absent or a version import does not know (known: 2025-07-09, 2025-09-16, 2025-09-29, 2025-10-17, 2025-12-11).',
+  },
+  'import-no-servers': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      'The file defines no MCP server (no `[mcp_servers]`, `mcpServers`, `packages` or `remotes`).',
+  },
+  'import-invalid-entry': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      'A server entry is not an object, has a value of the wrong type, or has neither a command nor a URL.',
+  },
+  'import-unknown-field': {
+    severity: 'error',
+    stage: 'import',
+    summary: 'A server entry has a key import does not know (allowlist), with a did-you-mean.',
+  },
+  'import-unsupported-transport': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      'The entry uses a transport or package kind the registry cannot run: SSE, a package served over HTTP, an `mcpb` or `nuget` package.',
+  },
+  'import-unsupported-auth': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      'The entry authenticates through OAuth (`oauth`, `scopes`, `oauth_resource`, `auth`) or a `headersHelper` command.',
+  },
+  'import-expansion-unsupported': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      'A `${VAR}` reference inside a command, argument, URL or a longer value: the registry passes variables whole and never expands them.',
+  },
+  'import-secret-argument': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      'An argument holds a secret (`--api-key VALUE`, a token-shaped value); the registry would store and show it.',
+  },
+  'import-invalid-id': {
+    severity: 'error',
+    stage: 'import',
+    summary: "The server's name is not a registry ID; the message suggests one.",
+  },
+  'import-id-taken': {
+    severity: 'error',
+    stage: 'import',
+    summary: 'The registry already defines a server with this ID (or its fragment file exists).',
+  },
+  'import-duplicate-id': {
+    severity: 'error',
+    stage: 'import',
+    summary: 'Two servers of the import would get the same ID.',
+  },
+  'import-only-unknown': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      '`--only` or `--rename` names a server the file does not define (with a did-you-mean).',
+  },
+  'import-secret-moved': {
+    severity: 'info',
+    stage: 'import',
+    summary:
+      'A literal secret of the source was moved to `credentials.env` under the variable named (the value is never shown).',
+  },
+  'import-secret-not-moved': {
+    severity: 'warning',
+    stage: 'import',
+    summary:
+      'A literal secret of the source became a variable name in the fragment; without `--move-secrets` its value stays where it was and the variable must be set.',
+  },
+  'import-secret-conflict': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      '`--move-secrets` would give a variable a value other than the one it has (in `credentials.env`, the launch environment or another imported server).',
+  },
+  'import-default-kept': {
+    severity: 'warning',
+    stage: 'import',
+    summary:
+      "A `${VAR:-default}` lost part of its meaning: a non-secret default became a literal `env` value, or a header's default was dropped.",
+  },
+  'import-variable-renamed': {
+    severity: 'warning',
+    stage: 'import',
+    summary:
+      'A server variable was filled from a variable of another name (`"API_KEY": "${MY_KEY}"`); the registry forwards variables under their own name.',
+  },
+  'import-field-ignored': {
+    severity: 'warning',
+    stage: 'import',
+    summary:
+      'A setting of the source has no registry equivalent and is left out (`enabled = false`, `required`, per-tool settings, an optional package argument without a value).',
+  },
+  'import-tools-unknown': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      '`--no-probe` was given for a server whose source lists no tools; only a probe can fill `enabled_tools`.',
+  },
+  'import-argument-needs-value': {
+    severity: 'error',
+    stage: 'import',
+    summary:
+      'A required `server.json` argument or variable placeholder has no value import can write.',
+  },
+  'export-not-expressible': {
+    severity: 'error',
+    stage: 'export',
+    summary:
+      'The target format cannot describe the server (a `server.json` package must be an npm, PyPI or OCI package with a version).',
+  },
+  'export-field-dropped': {
+    severity: 'warning',
+    stage: 'export',
+    summary:
+      'A field of the registry entry has no equivalent in the target format and is left out (for example `cwd` or `enabled_tools` for Claude Code).',
   },
 } as const satisfies Record<string, CodeInfo>;
 

@@ -54,7 +54,11 @@ export function buildSnapshot(
     const serverPins = ownValue(pins, id);
     if (serverPins !== undefined) {
       keptPins[id] = serverPins
-        .map((pin) => ({ name: pin.name, digest: pin.digest }))
+        .map((pin) => ({
+          name: pin.name,
+          digest: pin.digest,
+          ...(pin.listed_digest !== undefined ? { listed_digest: pin.listed_digest } : {}),
+        }))
         .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       // a lease only with the pin it was recorded with
       const lease = ownValue(leases, id);

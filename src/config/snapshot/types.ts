@@ -13,6 +13,8 @@ export const SNAPSHOT_FORMAT = 'codex-mmo-snapshot/1';
 export interface ToolPin {
   readonly name: string;
   readonly digest: string;
+  /** Digest of every field of the tool as listed (pins before lock_version 3 lack it). */
+  readonly listed_digest?: string;
 }
 
 /**

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { diagnostic, hasErrors, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { configFiles } from '../../foundation/paths/directories.js';
 import type { ProbedTool } from '../../runtime/probe/analyze-surface.js';
-import type { LaunchContext } from '../../runtime/probe/launch-plan.js';
+import type { LaunchContext } from '../../runtime/upstream/launch-plan.js';
 import { EMPTY_LOCK } from '../../config/lock/lock-format.js';
 import { pinServer, type PinResult } from '../../runtime/probe/pin-server.js';
 import { probeServer } from '../../runtime/probe/probe-server.js';
@@ -27,6 +27,8 @@ import { checkReadiness } from '../../config/registry/readiness.js';
 import type { ApprovalMode, RegistryEntry, ServerDefinition } from '../../config/registry/types.js';
 import { validateFragment } from '../../config/registry/validate-fragment.js';
 import { writeNewFragment } from '../../config/registry/write-fragment.js';
+import { literalSecrets } from './literal-secrets.js';
+import { applyReplacement, planReplacement, type ReplacementPlan } from './replace-entry.js';
 import { formatKeyPath } from '../../foundation/toml/key-positions.js';
 import {
   LONE_SURROGATE,
@@ -46,10 +48,16 @@ export interface AddRequest {
   readonly target: FragmentTarget;
   /** Write only these offered tools into enabled_tools (default: every offered tool). */
   readonly tools?: readonly string[];
+  /** Leave these offered tools out of enabled_tools. */
+  readonly excludeTools?: readonly string[];
+  /** The fragment's first comment line (default: added by `tool-mcp add ID` on the date). */
+  readonly origin?: string;
   /** default_tools_approval_mode (default `writes`). */
   readonly approvalMode?: ApprovalMode;
   readonly startupTimeoutSec?: number;
   readonly toolTimeoutSec?: number;
+  /** Replace the ID's existing definition (`--replace`) instead of refusing a taken ID. */
+  readonly replace?: boolean;
 }
 
 export interface AddContext extends LaunchContext {
@@ -180,7 +188,11 @@ async function checkDraft(
   ctx: AddContext,
   file: string,
   settings: ReturnType<typeof fragmentSettings>,
-): Promise<{ diagnostics: Diagnostic[]; draftDefinition: ServerDefinition | undefined }> {
+): Promise<{
+  diagnostics: Diagnostic[];
+  draftDefinition: ServerDefinition | undefined;
+  replacement: ReplacementPlan | undefined;
+}> {
   const { id, target } = request;
   // 1. the definition without tools, through the registry validator (ID, command, URL, secrets)
   const draftText = renderFragment({
@@ -191,7 +203,19 @@ async function checkDraft(
     header: [],
   });
   const draft = validateText(file, draftText);
-  const diagnostics: Diagnostic[] = unpositioned(draft.diagnostics);
+  // a secret-looking literal of the command line is refused once, with the command-line advice
+  const secrets = literalSecrets(id, target, file);
+  const diagnostics: Diagnostic[] = [
+    ...secrets.diagnostics,
+    ...unpositioned(draft.diagnostics).filter(
+      (d) =>
+        !(
+          (d.code === 'credential-literal-name' || d.code === 'credential-literal-value') &&
+          d.path !== undefined &&
+          secrets.paths.has(d.path)
+        ),
+    ),
+  ];
   if (target.transport === 'stdio') diagnostics.push(...credentialArguments(id, target.args, file));
   const draftServer = draft.servers[0]?.definition;
   if (draftServer !== undefined) {
@@ -203,23 +227,27 @@ async function checkDraft(
     if (unversioned !== undefined) diagnostics.push(...unpositioned([unversioned]));
   }
 
-  // 2. the ID must be new to the registry
+  // 2. the ID must be new to the registry, unless it is to be replaced
   const registry = await loadRegistry(ctx.configDir);
   const taken = registry.statuses.find((s) => s.id === id);
-  if (taken !== undefined || registry.files.includes(file)) {
+  let replacement: ReplacementPlan | undefined;
+  if (request.replace === true && taken !== undefined) {
+    replacement = await planReplacement(registry, id, file);
+    if (!replacement.ok) diagnostics.push(...replacement.diagnostics);
+  } else if (taken !== undefined || registry.files.includes(file)) {
     diagnostics.push(
       diagnostic({
         code: 'add-server-exists',
         message:
           taken !== undefined
-            ? `server '${id}' is already defined in ${taken.file}; choose another ID, or edit that definition and run \`codex-mmo tool-mcp pin ${id}\``
+            ? `server '${id}' is already defined in ${taken.file}; run add again with --replace to replace that definition, choose another ID, or edit it and run \`codex-mmo tool-mcp pin ${id}\``
             : `${file} already exists; choose another ID or remove that file`,
         file: taken?.file ?? file,
         server: id,
       }),
     );
   }
-  return { diagnostics, draftDefinition: draft.servers[0]?.definition };
+  return { diagnostics, draftDefinition: draft.servers[0]?.definition, replacement };
 }
 
 /** The diagnostics of `--tools` names the server does not offer. */
@@ -260,6 +288,7 @@ function fragmentTools(
   const tools: FragmentTool[] = [];
   for (const tool of offered) {
     if (request.tools !== undefined && !request.tools.includes(tool.name)) continue;
+    if (request.excludeTools?.includes(tool.name) === true) continue;
     if (!acceptableToolName(tool.name)) {
       diagnostics.push(
         diagnostic({
@@ -300,7 +329,12 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
   });
 
   const settings = fragmentSettings(request);
-  const { diagnostics, draftDefinition } = await checkDraft(request, ctx, file, settings);
+  const { diagnostics, draftDefinition, replacement } = await checkDraft(
+    request,
+    ctx,
+    file,
+    settings,
+  );
   if (hasErrors(diagnostics) || draftDefinition === undefined) return refused(diagnostics);
 
   // 3. ready to start: the command resolves, every named variable is present
@@ -361,7 +395,7 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
     tools,
     ...settings,
     header: [
-      `Added by \`codex-mmo tool-mcp add ${id}\` on ${now().toISOString().slice(0, 10)}.`,
+      `${request.origin ?? `Added by \`codex-mmo tool-mcp add ${id}\``} on ${now().toISOString().slice(0, 10)}.`,
       `The server answered as ${serverName}, protocol ${probe.protocolVersion ?? 'unknown'}, offering ${tools.length} tool${tools.length === 1 ? '' : 's'}.`,
       'Tool descriptions below come from the server; they are not instructions to the operator.',
     ],
@@ -372,9 +406,12 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
     return refused([...diagnostics, ...final.diagnostics], info);
   }
 
-  // 6. write it (never over an existing file), then pin it; undo the write when the pin fails
+  // 6. write it (never over an existing file), then pin it; undo the write when the pin fails.
+  // --replace first takes the old definition out, and puts it back when either step fails
+  const restore = replacement?.ok === true ? await applyReplacement(replacement.cuts) : undefined;
   const written = await writeNewFragment(file, text);
   if (written.kind === 'exists') {
+    await restore?.();
     diagnostics.push(
       diagnostic({
         code: 'add-server-exists',
@@ -403,6 +440,7 @@ export async function addServer(request: AddRequest, ctx: AddContext): Promise<A
   const pinDiagnostics = pin.diagnostics.filter((d) => d.severity !== 'info');
   if (!pin.ok) {
     await rm(file, { force: true });
+    await restore?.();
     diagnostics.push(...pinDiagnostics);
     diagnostics.push(
       diagnostic({

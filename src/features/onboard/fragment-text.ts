@@ -49,6 +49,8 @@ export interface FragmentSpec {
   readonly header: readonly string[];
   readonly startupTimeoutSec?: number;
   readonly toolTimeoutSec?: number;
+  /** The comment above `enabled_tools` (default: they are every tool the server offered). */
+  readonly toolsComment?: string;
 }
 
 function table(
@@ -115,7 +117,7 @@ export function renderFragment(spec: FragmentSpec): string {
     }
   }
   lines.push(
-    '# every tool the server offered when it was added; remove the ones no profile may ever get',
+    `# ${commentText(spec.toolsComment ?? 'every tool the server offered when it was added; remove the ones no profile may ever get', 200)}`,
     'enabled_tools = [',
   );
   for (const tool of spec.tools) {

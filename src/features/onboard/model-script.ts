@@ -10,7 +10,7 @@ import { didYouMean } from '../../foundation/diagnostics/did-you-mean.js';
 import {
   NEWEST_CODEX,
   isOfferedNamespace,
-  offeredServerName,
+  offeredNamespace,
   offeredToolName,
 } from '../../config/codex/codex-versions.js';
 import type {
@@ -223,7 +223,7 @@ export function stepsTaken(request: ModelRequest): number {
 
 /**
  * The namespace Codex gave server `server`'s tools in this request. Codex offers a server under
- * its model-safe name (`my-notes` as `mcp__my_notes`, 0.171 with a trailing `__`); when two
+ * its model-safe name (`my-notes` as `mcp__my_notes`, `offeredNamespace`); when two
  * servers map to one name it renames both `mcp__<name>_<12 hex>`, and the one that offers `tool`
  * is taken when exactly one does. Without a match, the predictable name (Codex answers that the
  * tool is unknown).
@@ -243,7 +243,7 @@ function mcpNamespace(request: ModelRequest, server: string, tool: string): stri
       t.tools.some((inner) => isRecord(inner) && inner.name === tool),
   );
   const only = hashed.length === 1 ? hashed[0] : undefined;
-  return only?.name ?? `mcp__${offeredServerName(NEWEST_CODEX, server) ?? server}`;
+  return only?.name ?? offeredNamespace(NEWEST_CODEX, server) ?? `mcp__${server}`;
 }
 
 function offeredSummary(request: ModelRequest): string {

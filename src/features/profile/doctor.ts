@@ -14,6 +14,7 @@ import {
 import { NEWEST_CODEX, type CodexVersionFacts } from '../../config/codex/codex-versions.js';
 import { baseKeyDiagnostics } from '../../config/codex/version-keys.js';
 import { loadCodexBase } from '../../config/compile/codex-base.js';
+import { mcpRevisionDiagnostics } from './mcp-revision.js';
 import type { CredentialSource } from '../../config/registry/credentials-types.js';
 import { readConfigFile } from '../../config/registry/read-config-file.js';
 import { modelSideCheck, type ModelAccess } from './doctor-model.js';
@@ -43,6 +44,8 @@ import type { ProfilePack, ResolvedPlan } from '../../config/profile/types.js';
 import { ownValue } from '../../config/registry/own-record.js';
 import { containment } from '../../foundation/process/containment.js';
 import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
+import { bwrapCandidates, findHostView } from '../../foundation/process/host-view.js';
+import { hostViewDiagnostics } from '../../runtime/session/host-view-check.js';
 
 /** The newest Codex series codex-mmo's behaviour was measured against (the version table's first row). */
 export const MEASURED_CODEX_VERSION = NEWEST_CODEX.series;
@@ -210,6 +213,8 @@ function unreachableRoles(pack: ProfilePack, plan: ResolvedPlan): Diagnostic[] {
 async function codexCheck(input: DoctorInput): Promise<{
   codex: DoctorReport['codex'];
   facts: CodexVersionFacts;
+  /** The binary a session would start, when it runs. */
+  launchCommand?: string;
   diagnostics: Diagnostic[];
 }> {
   const inUse = await codexInUse(input.dirs.codexBin, input.env, input.cwd);
@@ -247,6 +252,7 @@ async function codexCheck(input: DoctorInput): Promise<{
       supported: inUse.supported,
     },
     facts,
+    launchCommand: detection.launch.command,
     diagnostics: codexVersionDiagnostics(inUse),
   };
 }
@@ -286,6 +292,12 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   }
   diagnostics.push(...loaded.diagnostics);
   diagnostics.push(...containmentDiagnostics(containment(), pack));
+  // the view's own check: `run` and `exec` refuse a networked role without it
+  const view =
+    codex.launchCommand === undefined
+      ? undefined
+      : await findHostView(bwrapCandidates(codex.launchCommand));
+  if (view !== undefined) diagnostics.push(...hostViewDiagnostics(view, pack, false));
 
   const uses = grantUses(pack);
   const ids = [...uses.keys()];
@@ -301,6 +313,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
   diagnostics.push(
     ...codexBase.diagnostics,
     ...baseKeyDiagnostics(codexBase.base, codexBase.file, codex.facts),
+    ...mcpRevisionDiagnostics(codexBase, codex.facts, codex.codex),
   );
   const model = await modelSideOf(input, codexBase, credentials.source, codex.codex);
   diagnostics.push(...model.diagnostics);
@@ -377,7 +390,7 @@ export async function doctorProfile(input: DoctorInput): Promise<DoctorReport> {
         codex.facts,
         wireEnforcement(codexBase.base, codex.codex.version),
       ),
-      securityNotes(pack, plan, source, codex.facts),
+      securityNotes(pack, plan, source),
       unreachableRoles(pack, plan),
     ]) {
       for (const d of found) diagnostics.push(d);

@@ -6,6 +6,7 @@
  * turn completed, 1 when the thread could not start, the turn failed or was interrupted.
  */
 import type { ContainerMasks } from '../../foundation/process/container-masks.js';
+import type { HostViewLaunch } from '../../foundation/process/host-view.js';
 import {
   AppServerClient,
   AppServerRequestError,
@@ -20,6 +21,7 @@ export interface ExecRootOptions {
   readonly home: string;
   /** Directories its container hides, its home kept. */
   readonly masks?: ContainerMasks;
+  readonly view?: HostViewLaunch;
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly prompt: string;
@@ -66,6 +68,7 @@ export async function startExecRoot(options: ExecRootOptions): Promise<ExecRoot>
     cwd: options.cwd,
     args: options.configArgs.flatMap((c) => ['-c', c]),
     ...(options.masks !== undefined ? { masks: options.masks } : {}),
+    ...(options.view !== undefined ? { view: options.view } : {}),
     requestTimeoutMs: REQUEST_TIMEOUT_MS,
     clientInfo: { name: 'codex-mmo', title: 'codex-mmo exec', version: '1' },
     approvals: options.approvals,

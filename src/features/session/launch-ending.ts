@@ -78,6 +78,9 @@ export async function endSession(
           )
         : (execOutcome?.error ?? `Codex exited with code ${exitCode}`);
   }
+  // a listener flooded with connections that did not authenticate is named in the cause
+  const flood = status === 'failed' ? supervision.floodCause() : undefined;
+  if (flood !== undefined) error = error === undefined ? flood : `${error}; ${flood}`;
   const endedAt = new Date().toISOString();
   const rootStatus = status === 'stopped' ? 'stopped' : exitCode === 0 ? 'ended' : 'failed';
   supervision.event({

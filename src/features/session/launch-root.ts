@@ -14,6 +14,7 @@ import { spawnContained, type ContainedProcess } from '../../foundation/process/
 import { MESH_TOKEN_ENV } from '../../runtime/mesh/mesh-credential.js';
 import { MESH_SERVER_NAME } from '../../runtime/protocol/mesh-protocol.js';
 import { absentMountPoints } from '../../runtime/session/sandbox-leftovers.js';
+import { processView } from '../../runtime/session/process-view.js';
 import type { SessionProcess, SessionRecord } from '../../runtime/session/session-record.js';
 import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 import type { SessionServices } from './launch-services.js';
@@ -103,6 +104,13 @@ export async function startRootProcess(
     plan.masked === undefined
       ? undefined
       : { hide: plan.masked, keep: [await realpath(plan.homeDir)] };
+  const view = await processView(context.hostView, {
+    cwd: plan.cwd,
+    home: plan.homeDir,
+    codexBin: plan.command,
+    tmpDir: env.TMPDIR,
+    runtimeDir: context.launchEnv.XDG_RUNTIME_DIR,
+  });
   // `exec` drives its root through `codex app-server`, so its approvals reach the queue;
   // `run` hands the terminal to the interactive Codex
   if (exec) {
@@ -116,6 +124,7 @@ export async function startRootProcess(
         codexBin: plan.command,
         home: plan.homeDir,
         ...(masks !== undefined ? { masks } : {}),
+        ...(view !== undefined ? { view } : {}),
         env,
         cwd: plan.cwd,
         prompt: plan.prompt ?? '',
@@ -149,6 +158,7 @@ export async function startRootProcess(
       cwd: plan.cwd,
       env,
       ...(masks !== undefined ? { masks } : {}),
+      ...(view !== undefined ? { view } : {}),
       stdio:
         context.stdio === 'inherit'
           ? ['inherit', 'inherit', 'inherit']

@@ -23,6 +23,7 @@ import { SessionBroker, type BrokerOptions } from '../../runtime/mesh/session-br
 import { serveMeshOn } from '../../runtime/mesh/serve-mesh.js';
 import type { ModelWire } from '../../runtime/model-wire/model-wire.js';
 import { startSessionWire } from '../../runtime/model-wire/session-wire.js';
+import type { ListenerFlood } from '../../foundation/process/connection-limits.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/approval-types.js';
 import { clearEndedHomes, writeProcessHome } from '../../runtime/session/codex-home.js';
 import { createSessionDir, type SessionPaths } from '../../runtime/session/session-store.js';
@@ -99,11 +100,17 @@ function brokerOptions(
       : {}),
     gateway,
     readDeny: context.readDeny,
+    ...(context.hostView !== undefined ? { hostView: context.hostView } : {}),
     markProcesses: true,
     forbiddenDirs: [context.configDir, context.dataDir, context.stateDir, context.baseCodexHome],
     ...(context.maxParticipants !== undefined ? { maxParticipants: context.maxParticipants } : {}),
     onChange: (list) => {
       watch.participants(list);
+    },
+    limits: {
+      onFlood: (flood) => {
+        supervision.listenerFlood(flood);
+      },
     },
   };
 }
@@ -125,6 +132,11 @@ export async function startSessionServices(
     secrets: plan.secrets,
   });
   if (context.onEvent !== undefined) supervision.events.listen(context.onEvent);
+  // a listener flooded with connections that do not authenticate is recorded, and named if the
+  // session fails
+  const onFlood = (flood: ListenerFlood): void => {
+    supervision.listenerFlood(flood);
+  };
   const watch = watchSession(plan.dir, supervision, writer);
   // every Tool MCP server of the session is reached through the gateway, which checks each call
   // against the role the model wire attributed its thread to
@@ -182,6 +194,7 @@ export async function startSessionServices(
       if (entry.outcome !== 'denied' && entry.outcome !== 'blocked') return;
       supervision.event(refusedEvent(entry));
     },
+    limits: { onFlood },
   });
   const rootProcess = context.plan.processes.find((p) => p.root === context.plan.root);
   const relayed: ProcessLaunch =
@@ -195,9 +208,16 @@ export async function startSessionServices(
           cwd: plan.cwd,
         });
   // every Codex process of the session reaches its model through the session's model wire
-  const wire = await startSessionWire(context.stored.snapshot, context.plan, paths.logs, (call) => {
-    gateway.hub.recordCall(unofferedRecord(call));
-  });
+  const wire = await startSessionWire(
+    context.stored.snapshot,
+    context.plan,
+    paths.logs,
+    (call) => {
+      gateway.hub.recordCall(unofferedRecord(call));
+    },
+    onFlood,
+    context.codex,
+  );
   threadRoles.wire = wire;
   // events of a native role's thread are that role's
   const threadRole = (process: string, root: string, n: ServerNotification): string => {

@@ -17,6 +17,8 @@ import type { SessionBroker } from '../../runtime/mesh/session-broker.js';
 import type { ModelWire } from '../../runtime/model-wire/model-wire.js';
 import type { SessionRecord, SessionStatus } from '../../runtime/session/session-record.js';
 
+import type { HostView } from '../../foundation/process/host-view.js';
+
 export interface LaunchContext {
   readonly stored: StoredSnapshot;
   readonly plan: ResolvedPlan;
@@ -35,6 +37,8 @@ export interface LaunchContext {
   readonly stateDir: string;
   readonly configDir: string;
   readonly dataDir: string;
+  /** The host view every Codex process of the session runs in, where it can be built. */
+  readonly hostView?: HostView;
   /** Most participants the session may start (default 8). */
   readonly maxParticipants?: number;
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */

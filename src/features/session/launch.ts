@@ -7,6 +7,7 @@
  */
 import { join } from 'node:path';
 
+import { sessionSocketDir } from '../../foundation/process/private-socket.js';
 import { endSession } from './launch-ending.js';
 import { startRootProcess } from './launch-root.js';
 import { startSessionServices } from './launch-services.js';
@@ -19,11 +20,14 @@ export type { LaunchContext, RunningSession, SessionOutcome } from './launch-typ
 /** Longest Unix socket path we use (the OS limit is 104–108 bytes). */
 export const MAX_SOCKET_PATH = 100;
 
-/** `<session>/mesh.sock`, or a short path in `tmpDir` when that would be too long. */
+/**
+ * `<session>/mesh.sock`, or `<tmp>/codex-mmo-<id>/mesh.sock` (a private directory of the session,
+ * shared with its other sockets) when that would be too long.
+ */
 export function chooseSocketPath(sessionDir: string, sessionId: string, tmpDir: string): string {
   const inSession = join(sessionDir, 'mesh.sock');
   if (Buffer.byteLength(inSession) <= MAX_SOCKET_PATH) return inSession;
-  return join(tmpDir, `codex-mmo-${sessionId}.sock`);
+  return join(sessionSocketDir(tmpDir, sessionId), 'mesh.sock');
 }
 
 /** Creates the session on disk, starts the broker and Codex; `done` settles when Codex exits. */

@@ -24,6 +24,8 @@ import { prepareSession, type SessionMode, type SessionPlan } from './prepare-se
 import { findContainment } from '../../foundation/process/containment.js';
 import { processStartTime } from '../../foundation/process/session-marker.js';
 import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
+import { bwrapCandidates, findHostView } from '../../foundation/process/host-view.js';
+import { hostViewDiagnostics } from '../../runtime/session/host-view-check.js';
 import {
   configDeny,
   maskedDirs,
@@ -54,6 +56,8 @@ export interface StartSessionRequest {
   readonly cli: MeshLaunch;
   /** The supervising process id recorded in the session. */
   readonly pid: number;
+  /** Start even where the host view cannot be built and a role's shell has network. */
+  readonly acceptHostRisk?: boolean;
 }
 
 export type StartSessionResult =
@@ -69,7 +73,7 @@ export type StartSessionResult =
 
 export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
   // independent look-ups, done concurrently to keep the launch overhead small
-  const [compiled, credentials, codex, contained] = await Promise.all([
+  const [compiled, credentials, { found: codex, view }, contained] = await Promise.all([
     compileOrReuse({
       nameOrPath: request.profile,
       dirs: request.dirs,
@@ -78,7 +82,15 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       home: request.home,
     }),
     loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
-    codexInUse(request.dirs.codexBin, request.env, request.cwd, request.dirs.dataDir),
+    codexInUse(request.dirs.codexBin, request.env, request.cwd, request.dirs.dataDir).then(
+      async (found) => ({
+        found,
+        view:
+          found.detection.kind === 'found'
+            ? await findHostView(bwrapCandidates(found.detection.launch.command))
+            : undefined,
+      }),
+    ),
     findContainment(),
   ]);
   if (
@@ -121,6 +133,14 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const containedDiagnostics = containmentDiagnostics(contained, compiled.stored.snapshot.profile);
   diagnostics.push(...containedDiagnostics);
   if (hasErrors(containedDiagnostics)) return { ok: false, diagnostics };
+  const hostView = view ?? { available: false, reason: 'no Codex binary' };
+  const viewDiagnostics = hostViewDiagnostics(
+    hostView,
+    compiled.stored.snapshot.profile,
+    request.acceptHostRisk === true,
+  );
+  diagnostics.push(...viewDiagnostics);
+  if (hasErrors(viewDiagnostics)) return { ok: false, diagnostics };
 
   // the mmo_mesh entries run the codex-mmo CLI; it must be there before Codex tries to start it
   if (compiled.plan.processes.some((p) => p.mesh)) {
@@ -194,6 +214,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       stateDir: request.dirs.stateDir,
       configDir: request.dirs.configDir,
       dataDir: request.dirs.dataDir,
+      hostView,
     },
     diagnostics,
     snapshotCreated: compiled.created,

@@ -108,6 +108,7 @@ export function smokeFindings(
         process,
         role,
         howStarted(plan, spawnedBy, process, role, script.nativeParent(process.root, role)),
+        codex.facts,
       );
       diagnostics.push(
         ...roleDiagnostics(role, m, wire.enforcing).map((d) =>

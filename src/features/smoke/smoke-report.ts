@@ -3,6 +3,7 @@
  * what its first model request showed, what that means as diagnostics, and the words that say
  * what the run measured and what it did not.
  */
+import type { CodexVersionFacts } from '../../config/codex/codex-versions.js';
 import type { ModelRequest } from '../../runtime/codex/scripted-model.js';
 import { diagnostic, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { MESH_SERVER_NAME, MESH_TOOL_NAMES } from '../../runtime/protocol/mesh-protocol.js';
@@ -12,6 +13,7 @@ import {
   formatTools,
   grantedTools,
   meshTools,
+  processServers,
   toOperatorNames,
   toolDifference,
   withoutMesh,
@@ -166,20 +168,27 @@ export interface SmokeObservations {
   readonly mask: (text: string) => string;
 }
 
-/** The measurement of `role` in `process`. */
+/**
+ * The measurement of `role` in `process`: what its first request offered, read back to server
+ * IDs the way `codex` names them, against its grants.
+ */
 export function measurement(
   plan: ResolvedPlan,
   seen: SmokeObservations,
   process: ResolvedProcess,
   role: string,
   how: HowStarted,
+  codex: CodexVersionFacts,
 ): SmokeMeasurement {
   const kind: SmokeRoleKind =
     role !== process.root ? 'native' : role === plan.root ? 'root' : 'participant';
   const request = seen.first.get(`${process.root}/${role}`);
   const granted = grantedTools(plan, role);
-  const offered = request?.offeredTools.mcp ?? {};
-  const received = request === undefined ? {} : toOperatorNames(withoutMesh(offered), plan);
+  const offered =
+    request === undefined
+      ? {}
+      : toOperatorNames(request.offeredTools.mcp, plan, processServers(process), codex);
+  const received = withoutMesh(offered);
   const out: { -readonly [K in keyof SmokeMeasurement]: SmokeMeasurement[K] } = {
     process: process.root,
     kind,

@@ -108,17 +108,13 @@ export async function runSmokeSession(
   const codexBin = detection.launch.command;
   const work = await mkdtemp(join(tmpdir(), 'codex-mmo-smoke-'));
   const model = await startScriptedModel(script.handle);
-  // no leases: a smoke run starts every server it checks, as a session starts required ones
+  // the leases stay for the pinned `initialize` answers; every server starts all the same
   const snapshot: Snapshot = {
-    format: stored.snapshot.format,
-    schema_version: stored.snapshot.schema_version,
-    profile: stored.snapshot.profile,
-    servers: stored.snapshot.servers,
-    pins: stored.snapshot.pins,
+    ...stored.snapshot,
     base: withScriptedProvider(stored.snapshot.base, model.baseUrl),
   };
   const sessionDir = join(work, 'session');
-  const wire = await startSessionWire(snapshot, plan, undefined);
+  const wire = await startSessionWire(snapshot, plan, undefined, undefined, undefined, codex.facts);
   const run: Run = {
     snapshot,
     plan,
@@ -165,6 +161,7 @@ export async function runSmokeSession(
       processes: [],
     });
     run.gateway = await SessionGateway.start({
+      startEveryServer: true,
       roleOfThread: (threadId) => wire.roleOfThread(threadId),
       // each process's mmo_mesh is a route of the gateway, as in a session
       serveMesh: (mesh, transport) =>

@@ -1,10 +1,16 @@
 /**
  * The comparisons behind `profile smoke` (pure): the tools a role is granted, the tools its model
- * request offered mapped back to operator names, their per-server differences, and the
- * `mmo_mesh` tools a role received.
+ * request offered mapped back to operator names (server IDs through the version table's
+ * namespace mapping, tool names through Codex's model-safe names), their per-server differences,
+ * and the `mmo_mesh` tools a role received.
  */
+import {
+  MCP_NAMESPACE_PREFIX,
+  serverOfNamespace,
+  type CodexVersionFacts,
+} from '../../config/codex/codex-versions.js';
 import { MESH_SERVER_NAME } from '../../runtime/protocol/mesh-protocol.js';
-import type { ResolvedPlan } from '../../config/profile/types.js';
+import type { ResolvedPlan, ResolvedProcess } from '../../config/profile/types.js';
 
 /** Tool names by server. */
 export type ToolsByServer = Record<string, string[]>;
@@ -26,14 +32,34 @@ export function modelToolName(name: string): string {
   return name.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
-export function toOperatorNames(received: ToolsByServer, plan: ResolvedPlan): ToolsByServer {
+/** The servers of a process as Codex has them: its Tool MCP servers, and `mmo_mesh` with a mesh. */
+export function processServers(process: ResolvedProcess): string[] {
+  return process.mesh ? [...process.servers, MESH_SERVER_NAME] : [...process.servers];
+}
+
+/**
+ * What a request offered (keyed by the names Codex offered the servers under, `everything_http`)
+ * in operator names: each offered name read back to the one server of `servers` this Codex offers
+ * under it (`everything-http`), each tool to the enabled tool it stands for. A namespace that
+ * stands for no server of the process is kept whole (`mcp__codex_apps`), a tool that stands for
+ * no enabled tool as offered, so either shows as received but not granted.
+ */
+export function toOperatorNames(
+  offered: Readonly<Record<string, readonly string[]>>,
+  plan: ResolvedPlan,
+  servers: readonly string[],
+  codex: CodexVersionFacts,
+): ToolsByServer {
   const out: ToolsByServer = {};
-  for (const [server, names] of Object.entries(received)) {
+  for (const [name, names] of Object.entries(offered)) {
+    const namespace = `${MCP_NAMESPACE_PREFIX}${name}`;
+    const server = serverOfNamespace(codex, namespace, servers) ?? namespace;
     const byModelName = new Map<string, string>();
     for (const tool of plan.servers[server]?.enabled_tools ?? []) {
       byModelName.set(modelToolName(tool), tool);
     }
-    out[server] = names.map((n) => byModelName.get(n) ?? n).sort();
+    const tools = names.map((n) => byModelName.get(n) ?? n);
+    out[server] = [...(out[server] ?? []), ...tools].sort();
   }
   return out;
 }

@@ -1,10 +1,19 @@
 /**
  * Finds credential values in what a client sends (pure): every string, number (its decimal text)
- * and object key of a message's params, and the texts its arrays and values make when joined. A
- * value is found literally; in base64 (standard or URL-safe, at any byte alignment, wrapped or
- * spaced); in hex (either case, with or without `0x`/`\x` and separators between digits); and
- * URL-encoded (repeatedly). Only the fact is reported, never which value matched or where.
+ * and object key of a message's params, and the texts its values make when joined
+ * (credential-joins). A value is found literally; in base64 (standard or URL-safe, at any byte
+ * alignment, wrapped or spaced); in hex (either case, with or without `0x`/`\x` and separators
+ * between digits); and URL-encoded (repeatedly); always after invisible characters are removed.
+ * Only the fact is reported, never which value matched or where.
  */
+import { joinsOf } from './credential-joins.js';
+import {
+  base64Run,
+  hexDigits,
+  normaliseText,
+  numberTexts,
+  withoutInvisible,
+} from './credential-text.js';
 
 /** Values shorter than this are matched only literally, as whole tokens (encodings would match by chance). */
 export const MIN_ENCODED_SECRET_LENGTH = 4;
@@ -17,23 +26,11 @@ const URL_DECODE_DEPTH = 3;
 
 export type CredentialEncoding = 'literal' | 'base64' | 'hex' | 'url-encoded';
 
-/** Characters removed between the parts of a value: whitespace and punctuation used as separators. */
-const SEPARATORS = /[\s:._,;|/\\-]+/g;
-/** Characters that are in neither base64 alphabet: removed from a text before base64 is sought. */
-const BASE64_BREAKS = /[\s:.,;|]+/g;
-
-/** A text with separators removed and its case folded (the form loose matching compares). */
-export function normaliseText(text: string): string {
-  return text.replace(SEPARATORS, '').toLowerCase();
-}
-
-/** A text's hex digits as one run: lower case, `0x`/`\x` prefixes and separators removed. */
-export function hexDigits(text: string): string {
-  return text
-    .toLowerCase()
-    .replace(/\\x|0x/g, '')
-    .replace(SEPARATORS, '');
-}
+/**
+ * How many non-separator characters a value's most stretched recognised form spans per byte of
+ * the value (hex with `0x` prefixes, URL-encoded three times), with room to spare.
+ */
+const SPAN_PER_BYTE = 128;
 
 /**
  * The base64 fragments that appear in any base64 text containing `value`'s bytes, one per byte
@@ -66,6 +63,8 @@ function toUrlSafe(text: string): string {
 export interface CredentialMatcher {
   /** The encoding in which some value appears in `text`, or undefined. */
   find(text: string): CredentialEncoding | undefined;
+  /** The most non-separator characters any recognised form of any value spans. */
+  readonly span: number;
 }
 
 function escapeRegExp(text: string): string {
@@ -85,7 +84,7 @@ function urlDecode(text: string, plus: boolean): string {
 }
 
 export function credentialMatcher(values: readonly string[]): CredentialMatcher {
-  const distinct = [...new Set(values)].filter((v) => v !== '');
+  const distinct = [...new Set(values.map(withoutInvisible))].filter((v) => v !== '');
   const long = distinct.filter((v) => v.length >= MIN_ENCODED_SECRET_LENGTH);
   const short = distinct
     .filter((v) => v.length < MIN_ENCODED_SECRET_LENGTH)
@@ -96,83 +95,54 @@ export function credentialMatcher(values: readonly string[]): CredentialMatcher 
     return [...fragments, ...fragments.map(toUrlSafe)];
   });
   const hex = long.map((v) => Buffer.from(v, 'utf8').toString('hex'));
+  const plusMatters = [...distinct, ...base64].some((form) => form.includes('+'));
   const literal = (text: string): boolean => {
     if (long.some((v) => text.includes(v)) || short.some((re) => re.test(text))) return true;
     if (loose.length === 0) return false;
     const normal = normaliseText(text);
     return loose.some((v) => normal.includes(v));
   };
-  const find = (text: string, depth: number): CredentialEncoding | undefined => {
+  const find = (raw: string, depth: number): CredentialEncoding | undefined => {
+    const text = withoutInvisible(raw);
     if (literal(text)) return depth === 0 ? 'literal' : 'url-encoded';
-    const unbroken = text.replace(BASE64_BREAKS, '');
+    const unbroken = base64Run(text);
     if (base64.some((fragment) => unbroken.includes(fragment))) return 'base64';
     const digits = hexDigits(text);
     if (hex.some((h) => digits.includes(h))) return 'hex';
     if (depth < URL_DECODE_DEPTH && /%[0-9a-fA-F]{2}|\+/.test(text)) {
-      for (const plus of [true, false]) {
-        const decoded = urlDecode(text, plus);
-        if (decoded === text) continue;
-        if (find(decoded, depth + 1) !== undefined) return 'url-encoded';
+      // `+` read as a space finds everything `+` kept does, unless some form holds a `+`
+      const decoded = new Set([urlDecode(text, true)]);
+      if (plusMatters) decoded.add(urlDecode(text, false));
+      decoded.delete(text);
+      for (const next of decoded) {
+        if (find(next, depth + 1) !== undefined) return 'url-encoded';
       }
     }
     return undefined;
   };
-  return { find: (text) => find(text, 0) };
-}
-
-/** The decimal texts of a number: as JSON writes it and, for a large integer, in full. */
-export function numberTexts(value: number): string[] {
-  const text = String(value);
-  if (!Number.isFinite(value) || !Number.isInteger(value) || !/e/i.test(text)) return [text];
-  return [text, BigInt(value).toString()];
-}
-
-/** The texts an array stands for when its items are joined: as text, and as bytes. */
-function joinedTexts(items: readonly unknown[]): string[] {
-  const scalars = items.filter((i) => typeof i === 'string' || typeof i === 'number');
-  if (scalars.length < 2) return [];
-  const out = [scalars.map((i) => (typeof i === 'number' ? numberTexts(i)[0] : i)).join('')];
-  const bytes = items.every(
-    (i) => typeof i === 'number' && Number.isInteger(i) && i >= 0 && i < 256,
-  );
-  if (bytes && items.length >= MIN_ENCODED_SECRET_LENGTH) {
-    const buffer = Buffer.from(items as number[]);
-    out.push(buffer.toString('utf8'), buffer.toString('latin1'));
-  }
-  return out;
+  const longest = Math.max(0, ...distinct.map((v) => Buffer.byteLength(v, 'utf8')));
+  return { find: (text) => find(text, 0), span: SPAN_PER_BYTE * longest + 64 };
 }
 
 /**
- * Every text inside plain JSON data: strings, object keys, numbers' decimal texts, each array's
- * items joined (as text and as bytes), and finally every string and number in order, joined, and
- * every key in order, joined.
+ * Every text inside plain JSON data: strings, object keys, numbers' decimal texts, then every
+ * text its values make when joined (credential-joins), parts clipped to `span`.
  */
-export function textsOf(value: unknown): string[] {
+export function textsOf(value: unknown, span = Number.MAX_SAFE_INTEGER): string[] {
   const out: string[] = [];
-  const leaves: string[] = [];
-  const keys: string[] = [];
   const walk = (v: unknown): void => {
-    if (typeof v === 'string') {
-      out.push(v);
-      leaves.push(v);
-    } else if (typeof v === 'number') {
-      const texts = numberTexts(v);
-      out.push(...texts);
-      leaves.push(texts[0] ?? '');
-    } else if (Array.isArray(v)) {
-      out.push(...joinedTexts(v));
-      for (const item of v) walk(item);
-    } else if (typeof v === 'object' && v !== null) {
+    if (typeof v === 'string') out.push(v);
+    else if (typeof v === 'number') out.push(...numberTexts(v));
+    else if (Array.isArray(v)) for (const item of v) walk(item);
+    else if (typeof v === 'object' && v !== null) {
       for (const [key, item] of Object.entries(v)) {
         out.push(key);
-        keys.push(key);
         walk(item);
       }
     }
   };
   walk(value);
-  if (leaves.length > 1) out.push(leaves.join(''));
-  if (keys.length > 1) out.push(keys.join(''));
+  for (const join of joinsOf(value, span)) out.push(join.text(0, join.parts.length));
   return out;
 }
 
@@ -194,7 +164,7 @@ export function findCredentialIn(
   value: unknown,
   matcher: CredentialMatcher,
 ): CredentialEncoding | undefined {
-  for (const text of textsOf(value)) {
+  for (const text of textsOf(value, matcher.span)) {
     const found = matcher.find(text);
     if (found !== undefined) return found;
   }

@@ -3,6 +3,7 @@
  * Expected user errors are data, not exceptions: functions return arrays of these, and the CLI
  * prints them as `file:line:col: error[code] path: message` or as JSON.
  */
+import { terminalSafe } from '../text/terminal-safe.js';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -56,19 +57,36 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === 'error');
 }
 
-/** `file:line:col: error[code] path: message`, leaving out the parts a diagnostic lacks. */
+/**
+ * A message as text for a person: each line terminal-safe, and every line after the first (a
+ * server's stderr tail) indented, so that no quoted text starts a line of its own.
+ */
+function messageText(message: string): string {
+  return message
+    .split('\n')
+    .map((line, i) => {
+      const safe = terminalSafe(line);
+      return i === 0 || safe.startsWith(' ') ? safe : `  ${safe}`;
+    })
+    .join('\n');
+}
+
+/**
+ * `file:line:col: error[code] path: message`, leaving out the parts a diagnostic lacks; every
+ * part terminal-safe (the JSON form keeps the exact text).
+ */
 export function formatDiagnostic(d: Diagnostic): string {
   let location = '';
   if (d.file !== undefined) {
-    location = d.file;
+    location = terminalSafe(d.file);
     if (d.line !== undefined) {
       location += `:${d.line}`;
       if (d.column !== undefined) location += `:${d.column}`;
     }
     location += ': ';
   }
-  const path = d.path !== undefined ? `${d.path}: ` : '';
-  return `${location}${d.severity}[${d.code}] ${path}${d.message}`;
+  const path = d.path !== undefined ? `${terminalSafe(d.path)}: ` : '';
+  return `${location}${d.severity}[${terminalSafe(d.code)}] ${path}${messageText(d.message)}`;
 }
 
 const severityRank: Record<Severity, number> = { error: 0, warning: 1, info: 2 };

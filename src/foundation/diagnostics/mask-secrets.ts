@@ -4,6 +4,7 @@
  * values shorter than 4 characters are replaced where they stand alone (not inside a longer word),
  * so that a short secret is hidden without garbling every word that happens to contain it.
  */
+import { terminalSafe } from '../text/terminal-safe.js';
 
 export const MASK = '***';
 
@@ -16,14 +17,16 @@ function escapeRegExp(text: string): string {
 
 /**
  * The forms a value takes when it passes through common encodings: as written, JSON/TOML-escaped
- * (a value with `"`, `\\` or a control character), URL-encoded (`%XX`, and `+` for spaces), and
- * base64 (standard, without padding, and URL-safe). Each form is masked like the value itself.
+ * (a value with `"`, `\\` or a control character), terminal-safe (control characters written as
+ * visible escapes, as output for a person shows them), URL-encoded (`%XX`, and `+` for spaces),
+ * and base64 (standard, without padding, and URL-safe). Each form is masked like the value itself.
  */
 export function secretForms(value: string): string[] {
   const forms = new Set([value]);
   const json = JSON.stringify(value).slice(1, -1);
   forms.add(json);
   forms.add(json.replace(/\//g, '\\/'));
+  forms.add(terminalSafe(value));
   const url = encodeURIComponent(value);
   forms.add(url);
   forms.add(url.replace(/%20/g, '+'));

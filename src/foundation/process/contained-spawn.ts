@@ -24,6 +24,7 @@ import {
   CONTAINER_INIT_NAME,
   environmentScript,
 } from './container-init.js';
+import { HOST_FILTER_FD, spawnInView, type HostViewLaunch } from './host-view.js';
 import { descendantsOf, processChildren } from './process-control.js';
 
 /** Seconds between SIGTERM and SIGKILL when the supervisor ends a container. */
@@ -54,6 +55,11 @@ export interface ContainedOptions {
    * containment can mask (`masking`), else the spawn throws: nothing starts unmasked.
    */
   readonly masks?: ContainerMasks;
+  /**
+   * The host view the command runs in (`host-view.ts`): `bwrap` stands between the container and
+   * the command, and is not signalled itself (its end would orphan the command).
+   */
+  readonly view?: HostViewLaunch;
 }
 
 export interface ContainedProcess {
@@ -112,11 +118,13 @@ function kill(pid: number, signal: NodeJS.Signals): void {
  * first, the command last: its end makes the init send SIGTERM to what is left. 'starting' is an
  * init alone (the command not started yet, or ended).
  */
-function signalUnderInit(outer: number, signal: NodeJS.Signals): Reach {
+function signalUnderInit(outer: number, signal: NodeJS.Signals, viewed: boolean): Reach {
   const children = processChildren();
   const init = children.get(outer)?.[0];
   if (init === undefined) return 'none';
-  const inside = descendantsOf(init, children);
+  // in a host view, the init's child is `bwrap`, which waits for the command and exits with it
+  const top = viewed ? (children.get(init) ?? []) : [init];
+  const inside = top.flatMap((pid) => descendantsOf(pid, children));
   for (const pid of inside.reverse()) kill(pid, signal);
   return inside.length > 0 ? 'sent' : 'starting';
 }
@@ -209,6 +217,18 @@ function watchHandler(child: ChildProcess, signal: NodeJS.Signals, ms: number): 
 const RETRY_MS = 25;
 const RETRIES = 40;
 
+/** The container's descriptors: the command's three, the environment (3), the view's filter. */
+function containerStdio(
+  stdio: ContainedOptions['stdio'],
+  viewed: boolean,
+): (StdioEntry | 'ignore')[] {
+  const all: (StdioEntry | 'ignore')[] = [...stdio, 'pipe'];
+  if (!viewed) return all;
+  while (all.length < HOST_FILTER_FD) all.push('ignore');
+  all.push('pipe');
+  return all;
+}
+
 /** Starts `command args` in a container of its own (see the module comment). */
 export function spawnContained(
   command: string,
@@ -227,7 +247,10 @@ export function spawnContained(
     windowsHide: true,
   };
   if (!how.available) {
-    const child = spawn(command, [...args], { ...base, stdio: [...options.stdio] });
+    const child =
+      options.view === undefined
+        ? spawn(command, [...args], { ...base, stdio: [...options.stdio] })
+        : spawnInView(options.view, [command, ...args], { ...base, stdio: [...options.stdio] });
     return {
       child,
       contained: false,
@@ -244,6 +267,8 @@ export function spawnContained(
   }
   const graceMs = (options.graceSec ?? CONTAINER_GRACE_SEC) * 1000;
   const commandFirst = options.firstProcess === 'command';
+  const view = options.view;
+  if (view !== undefined && commandFirst) throw new Error('a host view needs an init');
   const { script, rest } = environmentScript(options.env);
   const masked = options.masks !== undefined && masking !== undefined ? masking : undefined;
   const prefix = masked?.prefix ?? how.prefix;
@@ -262,14 +287,20 @@ export function spawnContained(
       how.sleep,
       options.env.PWD === undefined ? 'unset-pwd' : 'keep-pwd',
       ...(masked?.nest ?? []),
+      ...(view?.argv ?? []),
       command,
       ...args,
     ],
-    { ...base, env: rest, stdio: [...options.stdio, 'pipe'] },
+    { ...base, env: rest, stdio: containerStdio(options.stdio, view !== undefined) },
   );
   const environment = child.stdio[3] as Socket | null | undefined;
   environment?.on('error', () => undefined);
   environment?.end(setup);
+  if (view !== undefined) {
+    const filter = (child.stdio as unknown[])[HOST_FILTER_FD] as Socket | null | undefined;
+    filter?.on('error', () => undefined);
+    filter?.end(view.filter);
+  }
   // reaches the processes inside, or ends the container when nothing inside can be reached; a
   // container just started may have no init yet, or an init still reading the environment, so
   // the signal is tried again for a while (until the container has exited)
@@ -280,7 +311,9 @@ export function spawnContained(
       send(child, 'SIGKILL');
       return;
     }
-    const reach = commandFirst ? signalCommandFirst(outer, name) : signalUnderInit(outer, name);
+    const reach = commandFirst
+      ? signalCommandFirst(outer, name)
+      : signalUnderInit(outer, name, view !== undefined);
     if (reach === 'caught') watchHandler(child, name, graceMs);
     if (reach === 'sent' || reach === 'caught') return;
     if (retries > 0) {

@@ -1,6 +1,6 @@
 /**
- * Who is at the other end of an accepted Unix socket connection, from the kernel rather than
- * from anything the peer says: Node has no SO_PEERCRED, so the socket's inode (via
+ * Who is at the other end of a Unix socket connection (an accepted one, or a client's: then the
+ * listener), from the kernel rather than from anything the peer says: Node has no SO_PEERCRED, so the socket's inode (via
  * /proc/self/fd) is looked up with `ss -xpn` (sock_diag), which names the peer socket and the
  * processes holding it; /proc gives their uid and PID namespace. Linux only; undefined when any
  * step is unavailable (no `ss`, no /proc, the peer already gone).
@@ -44,7 +44,7 @@ export function parseSsUnix(text: string): SsLine[] {
 
 function run(command: string, args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(command, args, { timeout: 3_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+    execFile(command, args, { timeout: 10_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
       if (error !== null) reject(new Error(error.message));
       else resolve(stdout);
     });
@@ -73,18 +73,32 @@ export async function userOfUid(uid: number): Promise<string> {
   return `uid ${String(uid)}`;
 }
 
-/** The peer of `socket` (an accepted connection of a Unix socket server), or undefined. */
-export async function unixPeer(socket: Socket): Promise<UnixPeer | undefined> {
+/**
+ * The processes holding the other end of `socket` (an accepted connection, or a client's connected
+ * one: then the listener that accepted it), by the kernel's socket table. Empty while nobody
+ * holds it (a connection not yet accepted or not yet in the table, a process of another user or
+ * out of sight in /proc); undefined when the table cannot be read (no `ss`, no /proc, the socket
+ * closed).
+ */
+export async function peerProcesses(socket: Socket): Promise<number[] | undefined> {
   const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
   if (typeof fd !== 'number' || fd < 0) return undefined;
   const local = await inodeOf(`/proc/self/fd/${String(fd)}`);
   if (local === undefined) return undefined;
-  const lines = parseSsUnix(await run('ss', ['-xpnH']).catch(() => ''));
+  const text = await run('ss', ['-xpnH']).catch(() => undefined);
+  if (text === undefined) return undefined;
+  const lines = parseSsUnix(text);
   const peerInode = lines.find((l) => l.local === local)?.peer;
-  if (peerInode === undefined || peerInode === 0) return undefined;
-  const pids = [...new Set(lines.filter((l) => l.local === peerInode).flatMap((l) => l.pids))];
-  const first = pids[0];
-  if (first === undefined) return undefined;
+  // not in the table yet, or no peer yet (a connection still in the listener's backlog)
+  if (peerInode === undefined || peerInode === 0) return [];
+  return [...new Set(lines.filter((l) => l.local === peerInode).flatMap((l) => l.pids))];
+}
+
+/** The peer of `socket` (an accepted connection of a Unix socket server), or undefined. */
+export async function unixPeer(socket: Socket): Promise<UnixPeer | undefined> {
+  const pids = await peerProcesses(socket);
+  const first = pids?.[0];
+  if (pids === undefined || first === undefined) return undefined;
   const uid = await uidOf(first);
   if (uid === undefined) return undefined;
   const own = await readlink('/proc/self/ns/pid').catch(() => '');

@@ -1,13 +1,19 @@
 /**
  * The caller's side of a session's approval socket (`codex-mmo session approvals|approve|deny`
- * in any terminal of the user outside the session): waits for the server's challenge, sends one
- * request with its proof of the session's approval key, and accepts a reply only with the
+ * in any terminal of the user outside the session): verifies that the listener is the session's
+ * supervisor (socket-listener) before it reads anything, waits for the server's challenge, sends
+ * one request with its proof of the session's approval key, and accepts a reply only with the
  * server's proof — so neither side of a captured exchange can be replayed, and a socket that is
- * not the session's cannot pass off an answer. A refusal arrives as an (unproven) error reply.
+ * not the session's gets no proof and cannot pass off an answer. A refusal arrives as an
+ * (unproven) error reply.
  */
-import { createConnection } from 'node:net';
+import type { Socket } from 'node:net';
 
-import { describeError } from '../../foundation/errors.js';
+import { ListenerNotVerifiedError, describeError } from '../../foundation/errors.js';
+import {
+  connectVerified,
+  type ExpectedListener,
+} from '../../foundation/process/socket-listener.js';
 import { LineDecoder, encodeLine } from '../protocol/mesh-protocol.js';
 import { newNonce, proofMatches, replyProof, requestProof } from './approval-auth.js';
 import type { SocketReply, SocketRequest } from './approval-wire.js';
@@ -19,15 +25,33 @@ function isErrorReply(value: Record<string, unknown>): value is SocketReply & { 
   return typeof fields.code === 'string' && typeof fields.message === 'string';
 }
 
-/** Sends one request to a supervisor's approval socket; rejects when it cannot be reached. */
-export function askSupervisor(
+/**
+ * Sends one request to a supervisor's approval socket, once `supervisor` is verified as its
+ * listener (else ListenerNotVerifiedError, with nothing sent); rejects when it cannot be reached.
+ */
+export async function askSupervisor(
   path: string,
+  supervisor: ExpectedListener,
   key: Buffer,
   request: SocketRequest,
   timeoutMs = 5_000,
 ): Promise<SocketReply> {
+  const socket = await connectVerified(path, supervisor).catch((error: unknown) => {
+    if (error instanceof ListenerNotVerifiedError) throw error;
+    throw new Error(`cannot reach ${path}: ${describeError(error)}`);
+  });
+  return exchange(socket, path, key, request, timeoutMs);
+}
+
+/** The challenge, the proven request and the proven reply on a verified connection. */
+function exchange(
+  socket: Socket,
+  path: string,
+  key: Buffer,
+  request: SocketRequest,
+  timeoutMs: number,
+): Promise<SocketReply> {
   return new Promise((resolve, reject) => {
-    const socket = createConnection(path);
     const nonce = newNonce();
     const body = JSON.stringify(request);
     let challenge: string | undefined;

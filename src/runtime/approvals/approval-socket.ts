@@ -5,14 +5,20 @@
  * with network on, can connect; so a request counts only with a proof of the session's approval
  * key (approval-auth), and an answer only from a process outside the session's sandboxes
  * (another PID namespace is refused). Who answered comes from the connection's peer, never from
- * the message; anything else is refused and reported. The client side is `askSupervisor` (approval-client).
+ * the message; anything else is refused and reported. A connection that sends no proven request
+ * in time, or past the cap of those waiting, is closed (connection-limits). The client side is
+ * `askSupervisor` (approval-client).
  */
-import { mkdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
 import { join } from 'node:path';
 
 import { LineDecoder, MAX_HELLO_LINE_LENGTH, encodeLine } from '../protocol/mesh-protocol.js';
-import { listenPrivateSocket } from '../../foundation/process/private-socket.js';
+import { listenPrivateSocket, sessionSocketDir } from '../../foundation/process/private-socket.js';
+import {
+  ConnectionLimits,
+  type ConnectionLimitOptions,
+} from '../../foundation/process/connection-limits.js';
 import { unixPeer, type UnixPeer } from '../../foundation/process/unix-peer.js';
 import { newNonce, proofMatches, replyProof, requestProof } from './approval-auth.js';
 import type { ApprovalQueue } from './approval-queue.js';
@@ -27,7 +33,7 @@ const MAX_SOCKET_PATH = 100;
 export function approvalSocketPath(sessionDir: string, sessionId: string, tmpDir: string): string {
   const inSession = join(sessionDir, 'approvals.sock');
   if (Buffer.byteLength(inSession) <= MAX_SOCKET_PATH) return inSession;
-  return join(tmpDir, `codex-mmo-${sessionId}`, 'approvals.sock');
+  return join(sessionSocketDir(tmpDir, sessionId), 'approvals.sock');
 }
 
 export interface ApprovalSocketOptions {
@@ -42,7 +48,12 @@ export interface ApprovalSocketOptions {
   readonly onRefused?: (refused: Refusal) => void;
   /** How the peer of a connection is found (default: the kernel's, via `ss` and /proc). */
   readonly peerOf?: (socket: Socket) => Promise<UnixPeer | undefined>;
+  /** Limits on connections that have not yet sent a proven request. */
+  readonly limits?: ConnectionLimitOptions;
 }
+
+/** The approval socket's name in a flood report. */
+export const APPROVAL_SOCKET_LISTENER = 'approval-socket';
 
 export class ApprovalSocket {
   private constructor(
@@ -57,12 +68,15 @@ export class ApprovalSocket {
     path: string,
     options: ApprovalSocketOptions,
   ): Promise<ApprovalSocket> {
-    await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
     const sockets = new Set<Socket>();
     const lookups = { refused: 0 };
+    const limits = new ConnectionLimits(APPROVAL_SOCKET_LISTENER, options.limits);
     const server = await listenPrivateSocket(path, (socket) => {
+      limits.admit(socket);
       sockets.add(socket);
-      serve(queue, socket, options, lookups);
+      serve(queue, socket, options, lookups, () => {
+        limits.authenticated(socket);
+      });
       socket.on('error', () => socket.destroy());
       socket.on('close', () => sockets.delete(socket));
     });
@@ -89,6 +103,7 @@ function serve(
   socket: Socket,
   options: ApprovalSocketOptions,
   lookups: { refused: number },
+  proven: () => void,
 ): void {
   const challenge = newNonce();
   let used = false;
@@ -119,6 +134,7 @@ function serve(
           await refuse('unauthenticated', parsed(body));
           return;
         }
+        proven();
         const request = parsed(body);
         // an answer is recorded with its peer; a list (polled by the CLI) needs the key only
         const peer = isAnswer(request) ? await peerOf(socket).catch(() => undefined) : undefined;

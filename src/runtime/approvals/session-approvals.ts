@@ -2,11 +2,15 @@
  * The people's side of a session's approval queue, for any terminal of the same user: list the
  * pending requests of a session (asked of its supervising process over the approval socket) and
  * answer one, proving with the session's approval key (readable outside the session's sandboxes
- * only). Results are data: a session that is not running has nothing pending; an unknown or
- * already answered request, a refused caller or an unreachable supervisor is a `Diagnostic`.
+ * only) once the supervisor recorded in `session.json` (pid and start time) is verified as the
+ * socket's listener. Results are data: a session that is not running has nothing pending; an
+ * unknown or already answered request, a refused caller, a listener that is not the supervisor
+ * or an unreachable supervisor is a `Diagnostic`.
  */
 import { diagnostic, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
+import { ListenerNotVerifiedError } from '../../foundation/errors.js';
 import { isAlive } from '../../foundation/process/process-control.js';
+import type { ExpectedListener } from '../../foundation/process/socket-listener.js';
 import { effectiveRecord, isActiveStatus, type SessionRecord } from '../session/session-record.js';
 import { readSessionRecord } from '../session/session-store.js';
 import { approvalKeyPath, readApprovalKey } from './approval-auth.js';
@@ -38,6 +42,19 @@ function refused(reason: string): Diagnostic {
   return diagnostic({ code: 'approval-caller-refused', message: reason });
 }
 
+/** The session's supervisor, the only process that may listen on its approval socket. */
+function supervisorOf(record: SessionRecord): ExpectedListener {
+  return { pid: record.pid, start: record.pid_start };
+}
+
+/** A failure to ask: a listener that is not the supervisor is named as such, never sent a proof. */
+function failure(record: SessionRecord, error: unknown): Diagnostic {
+  if (error instanceof ListenerNotVerifiedError) {
+    return diagnostic({ code: 'listener-not-verified', message: error.message });
+  }
+  return unreachable(record, error instanceof Error ? error.message : String(error));
+}
+
 /** The pending approval requests of the session in `dir`. */
 export async function listSessionApprovals(dir: string): Promise<SessionApprovals> {
   const record = effectiveRecord(await readSessionRecord(dir), isAlive);
@@ -45,7 +62,7 @@ export async function listSessionApprovals(dir: string): Promise<SessionApproval
   if (!isActiveStatus(record.status) || socket === undefined) return { record, approvals: [] };
   try {
     const key = await readApprovalKey(approvalKeyPath(dir));
-    const reply = await askSupervisor(socket, key, { method: 'list' });
+    const reply = await askSupervisor(socket, supervisorOf(record), key, { method: 'list' });
     if ('approvals' in reply) return { record, approvals: reply.approvals };
     return {
       record,
@@ -56,11 +73,7 @@ export async function listSessionApprovals(dir: string): Promise<SessionApproval
           : unreachable(record, 'error' in reply ? reply.error.message : 'unexpected reply'),
     };
   } catch (error) {
-    return {
-      record,
-      approvals: [],
-      problem: unreachable(record, error instanceof Error ? error.message : String(error)),
-    };
+    return { record, approvals: [], problem: failure(record, error) };
   }
 }
 
@@ -91,7 +104,7 @@ export async function answerSessionApproval(
   }
   try {
     const key = await readApprovalKey(approvalKeyPath(dir));
-    const reply = await askSupervisor(socket, key, {
+    const reply = await askSupervisor(socket, supervisorOf(record), key, {
       method: 'answer',
       request: requestId,
       decision,
@@ -113,9 +126,6 @@ export async function answerSessionApproval(
       }),
     };
   } catch (error) {
-    return {
-      ok: false,
-      diagnostic: unreachable(record, error instanceof Error ? error.message : String(error)),
-    };
+    return { ok: false, diagnostic: failure(record, error) };
   }
 }

@@ -3,14 +3,20 @@
  * the socket's key, written 0600 into the session directory, which the sandboxes cannot read),
  * and the event log. It hands each driven Codex process an answer policy that sends approvals to
  * the queue, turns app-server notifications and queue activity into events, records callers the
- * socket refused, and on `close` denies whatever is still pending before the socket and its key
- * go away (fail closed).
+ * socket refused and every session listener flooded with connections that did not authenticate,
+ * and on `close` denies whatever is still pending before the socket and its key go away (fail
+ * closed).
  */
 import { userInfo } from 'node:os';
 
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
+import type {
+  ConnectionLimitOptions,
+  ListenerFlood,
+} from '../../foundation/process/connection-limits.js';
 import { EventLog } from '../events/event-log.js';
+import { floodCause, floodEvent } from '../events/listener-floods.js';
 import { eventsOfNotification } from '../events/notification-events.js';
 import type { EventInput } from '../events/session-event.js';
 import type { ApprovalGate } from './approval-gate.js';
@@ -39,6 +45,8 @@ export interface SupervisionOptions {
   readonly secrets: readonly string[];
   /** The OS user running the session (default: this process's). */
   readonly owner?: string;
+  /** The approval socket's limits on connections not yet authenticated (its floods are recorded). */
+  readonly limits?: Omit<ConnectionLimitOptions, 'onFlood'>;
 }
 
 function refusalText(r: Refusal): string {
@@ -59,6 +67,7 @@ export class SessionSupervision {
     private readonly socket: ApprovalSocket,
     private readonly secrets: readonly string[],
     private readonly dir: string,
+    private readonly floods: ListenerFlood[],
   ) {}
 
   static async start(options: SupervisionOptions): Promise<SessionSupervision> {
@@ -116,13 +125,32 @@ export class SessionSupervision {
         text: more ? `${r.code}; later refusals are not recorded` : refusalText(r),
       });
     };
+    const floods: ListenerFlood[] = [];
     const key = await writeApprovalKey(approvalKeyPath(options.dir));
     const socket = await ApprovalSocket.listen(queue, options.socketPath, {
       key,
       owner: options.owner ?? osUser(),
       onRefused,
+      limits: {
+        ...options.limits,
+        onFlood: (flood) => {
+          floods.push(flood);
+          events.append(floodEvent(flood));
+        },
+      },
     });
-    return new SessionSupervision(queue, events, socket, options.secrets, options.dir);
+    return new SessionSupervision(queue, events, socket, options.secrets, options.dir, floods);
+  }
+
+  /** Records a session listener that reached its cap of connections waiting to authenticate. */
+  listenerFlood(flood: ListenerFlood): void {
+    this.floods.push(flood);
+    this.events.append(floodEvent(flood));
+  }
+
+  /** What a failed session's cause adds for the floods so far; undefined when there were none. */
+  floodCause(): string | undefined {
+    return floodCause(this.floods);
   }
 
   get socketPath(): string {

@@ -3,10 +3,12 @@
  * participant approval request the broker feeds it becomes an MCP elicitation (`elicitation/create`)
  * to the root Codex, which shows it with Allow/Deny/Cancel. Allow approves, Deny denies, Cancel
  * (or a closed prompt) leaves the request waiting in the queue; an answer given elsewhere first
- * withdraws the prompt, and an answer arriving after it changes nothing.
+ * withdraws the prompt, and an answer arriving after it changes nothing. The prompt's text is
+ * terminal-safe: a command or arguments a model wrote cannot add a line or a terminal sequence.
  */
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/sdk/types.js';
 
+import { terminalSafe } from '../../foundation/text/terminal-safe.js';
 import type { BrokerPush } from '../protocol/mesh-protocol.js';
 import type {
   ApprovalAnswer,
@@ -31,7 +33,10 @@ export interface ElicitingServer {
 /** Longest wait the timers take (ms). */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** The text the person reads (names and the masked arguments only; pure). */
+/**
+ * The text the person reads (names and the masked arguments only; pure): three lines, each
+ * terminal-safe.
+ */
 export function elicitationMessage(request: PendingApproval): string {
   const what =
     request.kind === 'mcp_tool_call'
@@ -45,7 +50,9 @@ export function elicitationMessage(request: PendingApproval): string {
     `codex-mmo approval ${request.id}: participant ${request.process} (role ${request.role}) asks to ${what}.`,
     `Arguments: ${request.arguments}`,
     `Allow runs it once, Deny refuses it, Cancel leaves it waiting for 'codex-mmo session approve|deny ${request.session} ${request.id}' (until ${request.expires_at}).`,
-  ].join('\n');
+  ]
+    .map((line) => terminalSafe(line))
+    .join('\n');
 }
 
 /** The decision an elicitation answer gives; `undefined` leaves the request waiting. */

@@ -28,6 +28,7 @@ import type {
 import { endGroupRemains, signalGroup } from '../../foundation/process/process-control.js';
 import { spawnContained } from '../../foundation/process/contained-spawn.js';
 import type { ContainerMasks } from '../../foundation/process/container-masks.js';
+import type { HostViewLaunch } from '../../foundation/process/host-view.js';
 
 /** How the client answers an approval or input request from the server. */
 export type ApprovalDecision = 'accept' | 'decline' | { readonly result: unknown };
@@ -52,6 +53,8 @@ export interface AppServerOptions {
   readonly args?: readonly string[];
   /** Directories its container hides from it (`ContainerMasks`); spawning fails where it cannot. */
   readonly masks?: ContainerMasks;
+  /** The host view it runs in (`processView`). */
+  readonly view?: HostViewLaunch;
   readonly clientInfo?: ClientInfo;
   /** Default timeout of one request in milliseconds (default 60 000). */
   readonly requestTimeoutMs?: number;
@@ -200,6 +203,7 @@ export class AppServerClient {
       stdio: ['pipe', 'pipe', 'pipe'],
       detached: true,
       ...(options.masks !== undefined ? { masks: options.masks } : {}),
+      ...(options.view !== undefined ? { view: options.view } : {}),
     }).child as ChildProcessWithoutNullStreams;
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
     const exited = new Promise<ExitInfo>((resolve) => {

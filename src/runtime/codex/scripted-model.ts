@@ -13,7 +13,10 @@ import type { TomlTable } from '../../foundation/toml/parse-toml.js';
 
 /** What the model is offered in one request. */
 export interface OfferedTools {
-  /** MCP server name (namespace `mcp__<server>` without the prefix) → tool names, sorted. */
+  /**
+   * Offered server name (namespace `mcp__<name>` without the prefix, as Codex wrote it: `a-b` is
+   * offered as `a_b`; `serverOfNamespace` reads it back to a server ID) → tool names, sorted.
+   */
   readonly mcp: Record<string, string[]>;
   /** Every other callable function, as `name` or `namespace.name` when namespaced, sorted. */
   readonly functions: string[];
@@ -152,7 +155,7 @@ export function offeredToolsOf(body: Record<string, unknown>): OfferedTools {
     if (tool.type === 'namespace' && Array.isArray(tool.tools)) {
       const inner = tool.tools.filter(isRecord);
       if (name.startsWith('mcp__')) {
-        const server = name.slice('mcp__'.length).replace(/__$/, '');
+        const server = name.slice('mcp__'.length);
         const names = mcp[server] ?? (mcp[server] = []);
         for (const t of inner) names.push(str(t.name) ?? '?');
       } else {

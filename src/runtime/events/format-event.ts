@@ -1,4 +1,10 @@
-/** Renders a session event as one line of text for `session logs` and `exec`'s progress output. */
+/**
+ * Renders a session event as one line of text for `session logs` and `exec`'s progress output.
+ * The line is terminal-safe: text a model, a server or a file wrote (messages, commands, tool and
+ * server names, errors) is shown with its control characters escaped, so it cannot forge a line
+ * or send a terminal sequence.
+ */
+import { terminalSafe } from '../../foundation/text/terminal-safe.js';
 import type { SessionEvent } from './session-event.js';
 
 function tool(e: SessionEvent): string {
@@ -38,14 +44,16 @@ export function describeEvent(e: SessionEvent): string {
       return `server ${e.server ?? '?'} ${e.status === 'ended' ? 'ended' : 'failed to start'}: ${e.text ?? ''}`;
     case 'session.ending':
       return `session ending${e.text !== undefined ? `: ${e.text}` : ''}; later requests are refused (session-ended)`;
+    case 'listener.flood':
+      return `listener ${e.listener ?? '?'} flooded: ${String(e.count ?? '?')} connections waiting to authenticate${e.text !== undefined ? ` — ${e.text}` : ''}`;
     case 'approval.refused':
       return `approval socket refused a caller${e.approval !== undefined ? ` answering ${e.approval}` : ''}: ${e.text ?? ''}`;
   }
 }
 
-/** `HH:MM:SS process (role) description`. */
+/** `HH:MM:SS process (role) description`, one terminal-safe line. */
 export function formatEvent(e: SessionEvent): string {
   const time = e.time.length >= 19 ? e.time.slice(11, 19) : e.time;
   const who = e.process === 'root' ? `root (${e.role})` : `${e.process} (${e.role})`;
-  return `${time} ${who} ${describeEvent(e)}`;
+  return terminalSafe(`${time} ${who} ${describeEvent(e)}`);
 }

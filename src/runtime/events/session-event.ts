@@ -2,7 +2,8 @@
  * The data model of a session's event log (`<session>/events.jsonl`, one JSON object per line,
  * in order): processes starting and ending, turns, messages, tool calls with server and tool,
  * calls refused (a tool not offered, refused by the gateway, an approval denied or expired),
- * commands, approvals asked and answered, and Tool MCP servers that failed, each tagged with the process and role. Text is
+ * commands, approvals asked and answered, Tool MCP servers that failed, and listeners flooded with
+ * connections that did not authenticate, each tagged with the process and role. Text is
  * masked before it is stored; an event never holds a credential value.
  */
 
@@ -24,7 +25,9 @@ export type SessionEventType =
   /** A Tool MCP server that could not start or answer (`status: start-failed`) or went away (`ended`). */
   | 'server.failed'
   /** The session began to end (a signal, `session stop`, the root ending): later requests are refused. */
-  | 'session.ending';
+  | 'session.ending'
+  /** A listener reached its cap of connections waiting to authenticate (`listener`, `count`). */
+  | 'listener.flood';
 
 export interface SessionEvent {
   readonly time: string;
@@ -48,6 +51,10 @@ export interface SessionEvent {
   readonly by?: string;
   readonly how?: string;
   readonly exit_code?: number;
+  /** The flooded listener (`gateway-http`, `model-wire`, `approval-socket`, `mesh-broker`, …). */
+  readonly listener?: string;
+  /** How many connections were waiting to authenticate: the listener's cap. */
+  readonly count?: number;
 }
 
 /** An event before the log stamps it with the session and, if missing, the time. */

@@ -9,9 +9,9 @@ import { MASK, maskSecrets } from '../../foundation/diagnostics/mask-secrets.js'
 import { canonicalJson, sha256Hex } from '../../config/snapshot/canonical-json.js';
 import {
   findCredentialIn,
-  numberTexts,
   type CredentialMatcher,
 } from '../../foundation/diagnostics/credential-scan.js';
+import { numberTexts } from '../../foundation/diagnostics/credential-text.js';
 
 export type CallOutcome = 'ok' | 'error' | 'blocked' | 'denied';
 
@@ -32,7 +32,16 @@ export type CallReason =
   | 'approval-denied'
   | 'approval-expired'
   | 'session-ended'
-  | 'not-authorized';
+  | 'not-authorized'
+  | 'answer-withheld'
+  | 'input-required';
+
+/**
+ * How the server's answer was masked before Codex saw it: a credential value where it stood, a
+ * value met only when parts of the answer are joined (each part masked), or the answer withheld
+ * whole (never the value itself).
+ */
+export type AnswerMask = 'credential-in-answer' | 'credential-joined-in-answer' | 'answer-withheld';
 
 export interface ArgumentsSummary {
   /** Bytes of the arguments' canonical JSON as received. */
@@ -58,6 +67,8 @@ export interface CallRecord {
   readonly method?: string;
   readonly outcome: CallOutcome;
   readonly reason?: CallReason;
+  /** How the server's answer was masked, when it held a credential value. */
+  readonly masked?: AnswerMask;
   readonly duration_ms: number;
   readonly arguments?: ArgumentsSummary;
 }

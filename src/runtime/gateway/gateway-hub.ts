@@ -32,8 +32,12 @@ import { relayLineage } from './relay-lineage.js';
 import { RelayConnection, type RelayShared, type Route } from './relay-connection.js';
 import type { ServerFailure } from './server-failure.js';
 import type { DriftedTool } from './tool-filter.js';
-import { startUpstream, type Upstream } from '../probe/upstream.js';
+import { startUpstream, type Upstream } from '../upstream/upstream.js';
 import { listenPrivateSocket } from '../../foundation/process/private-socket.js';
+import {
+  ConnectionLimits,
+  type ConnectionLimitOptions,
+} from '../../foundation/process/connection-limits.js';
 import { pidInOwnView } from '../../foundation/process/pid-namespace.js';
 import { descendsFrom, stampOf } from '../../foundation/process/process-ancestry.js';
 
@@ -42,6 +46,8 @@ export interface DriftReport {
   readonly role: string;
   readonly server: string;
   readonly tool: string;
+  /** Set when a part of the server's `initialize` answer drifted (`tool` is then its label). */
+  readonly part?: 'instructions' | 'serverInfo';
   readonly pinned?: string;
   readonly current: string;
 }
@@ -65,7 +71,12 @@ export interface GatewayHubOptions {
   readonly onRecord?: (entry: CallRecord) => void;
   /** A server that could not start, did not answer its first request, or went away (masked). */
   readonly onServerFailure?: (failure: ServerFailure) => void;
+  /** Limits on connections (HTTP front or relay socket) that have not yet authenticated. */
+  readonly limits?: ConnectionLimitOptions;
 }
+
+/** The relay socket's name in a flood report. */
+export const RELAY_SOCKET_LISTENER = 'gateway-relay';
 
 /** The refusal of a relay without a valid, unspent token. */
 export const NO_TOKEN_MESSAGE =
@@ -109,6 +120,7 @@ export class GatewayHub {
   private matcher: CredentialMatcher;
   private secrets: string[];
   private server: Server | undefined;
+  private relayLimits: ConnectionLimits | undefined;
   private closing = false;
   private stopping = false;
 
@@ -129,8 +141,10 @@ export class GatewayHub {
         refused: (route, why) => {
           hub.recordRefusal(route, why);
         },
+        ...(options.limits !== undefined ? { limits: options.limits } : {}),
       });
     } else {
+      hub.relayLimits = new ConnectionLimits(RELAY_SOCKET_LISTENER, options.limits);
       hub.server = await listenPrivateSocket(options.socketPath, (socket) => {
         hub.accept(socket);
       });
@@ -439,7 +453,7 @@ export class GatewayHub {
         parent_thread: null,
         server: route.server,
         tool: tool.tool,
-        method: 'tools/list',
+        method: tool.part !== undefined ? 'initialize' : 'tools/list',
         outcome: 'blocked',
         reason: 'tool-drift',
         duration_ms: 0,
@@ -449,6 +463,7 @@ export class GatewayHub {
         role: route.role,
         server: route.server,
         tool: tool.tool,
+        ...(tool.part !== undefined ? { part: tool.part } : {}),
         ...(tool.pinned !== undefined ? { pinned: tool.pinned } : {}),
         current: tool.current,
       });
@@ -460,6 +475,7 @@ export class GatewayHub {
       socket.destroy();
       return;
     }
+    this.relayLimits?.admit(socket);
     this.sockets.add(socket);
     socket.on('close', () => this.sockets.delete(socket));
     socket.on('error', () => socket.destroy());
@@ -506,6 +522,7 @@ export class GatewayHub {
         );
         return;
       }
+      this.relayLimits?.authenticated(socket);
       socket.write(`${JSON.stringify({ [CONTROL_KEY]: 'ready' })}\n`);
       connection = this.open(route, socketChannel(socket));
     });

@@ -3,16 +3,36 @@
  * `http://127.0.0.1:PORT/mcp` with the route's bearer token, so no process runs per server. A
  * request is admitted only with a loopback Host and Origin, a known token, from the Codex process
  * its routes are bound to, and within an MCP session of the same route; every refusal is
- * reported. Each MCP session is one `HttpSessionTransport`, handed to the gateway to serve.
+ * reported. Each MCP session is one `HttpSessionTransport`, handed to the gateway to serve. A
+ * connection that sends no request with a known token in time, or past the cap of those waiting,
+ * is closed (connection-limits). A POST of the per-request revision (2026-07-28: no session, the
+ * `_meta` envelope) is answered on its own: `server/discover` from the route's server's
+ * `initialize` result, anything else through one gateway-opened session per route
+ * (`PerRequestSession`), its headers first checked against its body.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
+import {
+  ConnectionLimits,
+  httpTimeouts,
+  type ConnectionLimitOptions,
+} from '../../foundation/process/connection-limits.js';
 import { tcpPeer, type ProcessStamp, type TcpPeer } from '../../foundation/process/tcp-peer.js';
 import type { RouteKey } from './gateway-credentials.js';
 import { HttpSessionTransport, readJson } from './http-session.js';
+import { requestRule } from './method-rules.js';
+import {
+  bodyId,
+  discoverResult,
+  isPerRequest,
+  perRequestRefusal,
+  rpcError,
+} from './per-request.js';
+import { PerRequestSession } from './per-request-session.js';
+import { METHOD_NOT_FOUND, isObject } from './relay-messages.js';
 
 /** The path every route is served at; the token says which route. */
 export const MCP_PATH = '/mcp';
@@ -26,7 +46,8 @@ export type FrontRefusal =
   | 'unknown-session'
   | 'not-initialize'
   | 'too-large'
-  | 'session-ended';
+  | 'session-ended'
+  | 'header-mismatch';
 
 export interface HttpFrontOptions {
   /** The route a bearer token opens, or undefined. */
@@ -39,7 +60,12 @@ export interface HttpFrontOptions {
   open(route: RouteKey, transport: Transport): Promise<boolean>;
   /** Every refused request, with the route when the token named one. */
   refused(route: RouteKey | undefined, why: FrontRefusal): void;
+  /** Limits on connections that have not yet sent a request with a known token. */
+  readonly limits?: ConnectionLimitOptions;
 }
+
+/** The front's name in a flood report. */
+export const HTTP_FRONT_LISTENER = 'gateway-http';
 
 interface HttpSession {
   readonly key: string;
@@ -56,6 +82,7 @@ const STATUS: Record<FrontRefusal, number> = {
   'not-initialize': 400,
   'too-large': 413,
   'session-ended': 503,
+  'header-mismatch': 400,
 };
 
 function keyOf(route: RouteKey): string {
@@ -79,17 +106,21 @@ function isInitialize(body: unknown): boolean {
 
 export class HttpFront {
   private readonly sessions = new Map<string, HttpSession>();
+  /** Each route's per-request clients, by route key. */
+  private readonly perRequest = new Map<string, Promise<PerRequestSession | undefined>>();
   private readonly peers = new WeakMap<Socket, TcpPeer>();
   private readonly sockets = new Set<Socket>();
 
   private constructor(
     private readonly server: Server,
     private readonly options: HttpFrontOptions,
+    private readonly limits: ConnectionLimits,
   ) {}
 
   static async listen(options: HttpFrontOptions): Promise<HttpFront> {
-    const server = createServer();
-    const front = new HttpFront(server, options);
+    const limits = new ConnectionLimits(HTTP_FRONT_LISTENER, options.limits);
+    const server = createServer(httpTimeouts(limits));
+    const front = new HttpFront(server, options, limits);
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       front.handle(req, res).catch(() => {
         if (!res.headersSent) res.writeHead(500).end();
@@ -97,6 +128,7 @@ export class HttpFront {
       });
     });
     server.on('connection', (socket: Socket) => {
+      limits.admit(socket);
       front.sockets.add(socket);
       socket.on('close', () => front.sockets.delete(socket));
     });
@@ -119,15 +151,20 @@ export class HttpFront {
     return `http://127.0.0.1:${String(this.port)}${MCP_PATH}`;
   }
 
-  private refuse(res: ServerResponse, route: RouteKey | undefined, why: FrontRefusal): void {
+  private refuse(
+    res: ServerResponse,
+    route: RouteKey | undefined,
+    why: FrontRefusal,
+    body?: unknown,
+  ): void {
     this.options.refused(route, why);
-    res.writeHead(STATUS[why], { 'content-type': 'application/json' }).end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32000, message: `codex-mmo gateway refused this request [${why}]` },
-      }),
-    );
+    res
+      .writeHead(STATUS[why], { 'content-type': 'application/json' })
+      .end(
+        JSON.stringify(
+          rpcError(bodyId(body), -32000, `codex-mmo gateway refused this request [${why}]`),
+        ),
+      );
   }
 
   private peerOf(socket: Socket): TcpPeer {
@@ -180,6 +217,8 @@ export class HttpFront {
       this.refuse(res, route, 'wrong-process');
       return;
     }
+    // the connection of a route's own Codex process: kept as long as that process keeps it
+    this.limits.authenticated(req.socket);
     if (typeof sessionId === 'string') {
       if (session?.key !== keyOf(route)) {
         this.refuse(res, route, 'unknown-session');
@@ -196,11 +235,82 @@ export class HttpFront {
       this.refuse(res, route, 'too-large');
       return;
     }
-    if (!isInitialize(body)) {
-      this.refuse(res, route, 'not-initialize');
+    if (isInitialize(body)) return this.openSession(req, res, route, body);
+    if (isPerRequest(req.headers, body)) return this.servePerRequest(req, res, route, body);
+    this.refuse(res, route, 'not-initialize', body);
+  }
+
+  /** One POST of the per-request revision: checked, then answered through the route's session. */
+  private async servePerRequest(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: RouteKey,
+    body: unknown,
+  ): Promise<void> {
+    const answer = (status: number, message: Record<string, unknown>): void => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(message));
+    };
+    const id = bodyId(body);
+    const refused = perRequestRefusal(req.headers, body);
+    if (refused !== undefined || !isObject(body)) {
+      this.options.refused(route, 'header-mismatch');
+      answer(400, rpcError(id, refused?.code ?? -32600, refused?.message ?? '', refused?.data));
       return;
     }
-    return this.openSession(req, res, route, body);
+    if (id === undefined) {
+      // a notification (or an answer, which a per-request client never owes)
+      if (typeof body.method === 'string') (await this.perRequestOf(route))?.notify(body);
+      res.writeHead(202).end();
+      return;
+    }
+    const session = await this.perRequestOf(route);
+    if (session === undefined) {
+      this.refuse(res, route, 'session-ended', body);
+      return;
+    }
+    const opened = await session.open(body);
+    if (!isObject(opened.result)) {
+      answer(200, { ...opened, id });
+      return;
+    }
+    if (body.method === 'server/discover') {
+      answer(
+        200,
+        requestRule('server/discover') === 'refused'
+          ? rpcError(id, METHOD_NOT_FOUND, 'server/discover is not answered')
+          : { jsonrpc: '2.0', id, result: discoverResult(opened.result) },
+      );
+      return;
+    }
+    answer(200, await session.request(body));
+  }
+
+  /** The route's per-request session, opened on first use; undefined when the route is ending. */
+  private perRequestOf(route: RouteKey): Promise<PerRequestSession | undefined> {
+    const key = keyOf(route);
+    const known = this.perRequest.get(key);
+    if (known !== undefined) return known;
+    const opening = this.openPerRequest(route, key);
+    this.perRequest.set(key, opening);
+    return opening;
+  }
+
+  private async openPerRequest(
+    route: RouteKey,
+    key: string,
+  ): Promise<PerRequestSession | undefined> {
+    const session = new PerRequestSession();
+    if (!(await this.options.open(route, session))) {
+      this.perRequest.delete(key);
+      await session.close();
+      return undefined;
+    }
+    const served = session.onclose;
+    session.onclose = () => {
+      this.perRequest.delete(key);
+      served?.();
+    };
+    return session;
   }
 
   private async openSession(
@@ -229,6 +339,9 @@ export class HttpFront {
   async close(): Promise<void> {
     await Promise.all([...this.sessions.values()].map((session) => session.transport.close()));
     this.sessions.clear();
+    const perRequest = await Promise.all([...this.perRequest.values()]);
+    for (const session of perRequest) await session?.close();
+    this.perRequest.clear();
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => {
       this.server.close(() => {

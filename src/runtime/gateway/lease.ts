@@ -2,20 +2,30 @@
  * A leased server (docs/design.md §14): until a Codex process asks its server for something
  * beyond the handshake, the gateway answers `initialize`, `ping` and `tools/list` from the pin's
  * lease; on the first other request it starts the server, repeats Codex's own `initialize` to it
- * and lists its tools again, so every later call is checked against the live surface.
+ * and lists its tools again, so every later call is checked against the live surface (and the
+ * live `initialize` answer against the pinned one; Codex keeps the pinned one it was given).
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import type { ServerLease } from '../../config/snapshot/types.js';
-import type { Upstream } from '../probe/upstream.js';
+import type { Upstream } from '../upstream/upstream.js';
 import { MAX_TOOL_PAGES } from '../probe/tool-surface.js';
-import { MCP_PROTOCOL_VERSIONS as PROTOCOL_VERSIONS } from '../protocol/mcp-versions.js';
+import {
+  MCP_PROTOCOL_VERSIONS as PROTOCOL_VERSIONS,
+  handshakeOf,
+  negotiatedProtocolVersion,
+} from '../protocol/mcp-versions.js';
 
 /**
  * The version a leased server answers: the one Codex asked for when it is a revision no newer
- * than the one the server spoke at its pin (as MCP servers negotiate), else the pin's.
+ * than the one the server spoke at its pin (as MCP servers negotiate), else the pin's. A server
+ * pinned in a per-request revision (2026-07-28) is reached through the upstream's translation,
+ * so Codex's session gets the session revision it asked for (or the newest).
  */
 export function leaseProtocolVersion(lease: ServerLease, requested: unknown): string {
+  if (handshakeOf(lease.protocol_version) === 'discover') {
+    return negotiatedProtocolVersion(requested);
+  }
   const pinned = PROTOCOL_VERSIONS.indexOf(lease.protocol_version);
   const asked = typeof requested === 'string' ? PROTOCOL_VERSIONS.indexOf(requested) : -1;
   return asked >= 0 && pinned >= 0 && asked <= pinned
@@ -43,6 +53,8 @@ export function leaseInitializeResult(
 export type LeaseStart =
   | {
       readonly ok: true;
+      /** The live server's `initialize` result. */
+      readonly initialize: Record<string, unknown>;
       /** Every tool the live server lists now. */
       readonly tools: readonly unknown[];
       /** What the server sent meanwhile that was not an answer to the handshake, in order. */
@@ -117,7 +129,7 @@ export function leaseHandshake(
       cursor = listed.nextCursor;
       if (typeof cursor !== 'string' || cursor === '') break;
     }
-    return { ok: true, tools, early };
+    return { ok: true, initialize: initialized, tools, early };
   };
   return new Promise<LeaseStart>((resolve) => {
     done = resolve;

@@ -3,7 +3,9 @@
  * every method has a rule, and a method without one is refused. Requests that reach the server's
  * data need a role granted that server; the calling role comes from the request's `_meta` thread,
  * and a request that names no thread the model wire attributed is admitted only when every role
- * of the process is granted the server, so it never widens what a role reaches.
+ * of the process is granted the server, so it never widens what a role reaches. The 2026-07-28
+ * methods have rules as the 2025 ones do; a multi round-trip retry (`inputResponses`,
+ * `requestState` in its params) is the same method again, held to the same rule and check.
  */
 
 /** What a method of a request needs before it is forwarded. */
@@ -23,6 +25,8 @@ export type RequestRule =
 export const REQUEST_RULES: Readonly<Record<string, RequestRule>> = {
   initialize: 'connection',
   ping: 'connection',
+  // 2026-07-28: what the server speaks, its capabilities and instructions (pinned where pinned)
+  'server/discover': 'connection',
   'tools/list': 'tool-list',
   'tools/call': 'tool-call',
   'resources/list': 'granted-server',
@@ -33,6 +37,8 @@ export const REQUEST_RULES: Readonly<Record<string, RequestRule>> = {
   // a subscription outlives the request and reaches every thread of the connection
   'resources/subscribe': 'refused',
   'resources/unsubscribe': 'refused',
+  // 2026-07-28: a subscription stream, refused as resource subscriptions are
+  'subscriptions/listen': 'refused',
   // argument completion sends what is typed to the server; Codex does not use it
   'completion/complete': 'refused',
   // changes the server's logging for every role of the connection
@@ -42,6 +48,7 @@ export const REQUEST_RULES: Readonly<Record<string, RequestRule>> = {
   'tasks/list': 'refused',
   'tasks/result': 'refused',
   'tasks/cancel': 'refused',
+  'tasks/update': 'refused',
 };
 
 /** Notifications a client may send; any other is dropped. */

@@ -1,10 +1,15 @@
 /**
  * The relay: what Codex starts as a Tool MCP server (`codex-mmo gateway connect`). It holds no
- * credential and no server definition; it connects to the session gateway's Unix socket,
- * presents its one-time token, and after the gateway's `ready` copies bytes both ways — Codex's
- * stdin to the gateway, the gateway's answers to Codex's stdout — until either side ends.
+ * credential and no server definition; it connects to the session gateway's Unix socket — only
+ * one of this user's, in a private directory of this user (socket-listener; the supervisor
+ * itself is out of sight from Codex's PID namespace) — presents its one-time token, and after
+ * the gateway's `ready` copies bytes both ways — Codex's stdin to the gateway, the gateway's
+ * answers to Codex's stdout — until either side ends.
  */
 import { createConnection, type Socket } from 'node:net';
+
+import { ListenerNotVerifiedError } from '../../foundation/errors.js';
+import { checkSocketPlace } from '../../foundation/process/socket-listener.js';
 
 import { CONTROL_KEY, isControlLine } from './gateway-protocol.js';
 
@@ -30,6 +35,7 @@ export async function runRelay(options: RelayOptions): Promise<number> {
   };
   let socket: Socket;
   try {
+    await checkSocketPlace(options.socketPath);
     socket = await new Promise<Socket>((resolve, reject) => {
       const s = createConnection(options.socketPath);
       s.once('connect', () => {
@@ -39,6 +45,10 @@ export async function runRelay(options: RelayOptions): Promise<number> {
       s.once('error', reject);
     });
   } catch (error) {
+    if (error instanceof ListenerNotVerifiedError) {
+      say(`refused: ${error.message}`);
+      return 1;
+    }
     say(
       `the session gateway at ${options.socketPath} is not reachable (${error instanceof Error ? error.message : String(error)}); the session may have ended`,
     );

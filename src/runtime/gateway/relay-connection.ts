@@ -22,6 +22,7 @@ import {
   type CallReason,
   type CallRecord,
   type CallerThread,
+  type AnswerMask,
 } from './call-record.js';
 import {
   credentialMatcher,
@@ -47,9 +48,18 @@ import {
 import { callerRole, type Route } from './route.js';
 import { stderrLines, withCause, type ServerFailure } from './server-failure.js';
 import { filterToolList, type DriftedTool } from './tool-filter.js';
-import { startUpstream, type Upstream } from '../probe/upstream.js';
-import { DEFAULT_STARTUP_TIMEOUT_SEC } from '../probe/launch-plan.js';
+import { startUpstream, type Upstream } from '../upstream/upstream.js';
+import { DEFAULT_STARTUP_TIMEOUT_SEC } from '../upstream/launch-plan.js';
 import { leaseHandshake, leaseInitializeResult } from './lease.js';
+import { pinInitialize } from './initialize-pin.js';
+
+/** Which of several maskings of one message the record keeps: the strongest. */
+const MASK_RANK: Record<AnswerMask | 'none', number> = {
+  none: 0,
+  'credential-in-answer': 1,
+  'credential-joined-in-answer': 2,
+  'answer-withheld': 3,
+};
 
 /** Requests a lease answers while its server has not started. */
 const LEASE_ANSWERS = new Set(['initialize', 'ping', 'tools/list']);
@@ -339,7 +349,11 @@ export class RelayConnection {
       return;
     }
     this.initialized = true;
-    const drifted = filterToolList({ tools: started.tools }, this.route.gate).drifted;
+    // Codex keeps the lease's (pinned) answer; a live one that differs is drift all the same
+    const drifted = [
+      ...pinInitialize(started.initialize, this.route.gate).drifted,
+      ...filterToolList({ tools: started.tools }, this.route.gate).drifted,
+    ];
     if (drifted.length > 0) this.shared.drifted(this.route, drifted);
     this.attach(upstream);
     for (const message of started.early) this.fromServer(message);
@@ -529,6 +543,7 @@ export class RelayConnection {
     outcome: CallOutcome,
     reason: CallReason | undefined,
     durationMs: number,
+    masked?: AnswerMask,
   ): void {
     const clean = (text: string | null): string | null => (text === null ? null : this.clean(text));
     this.shared.record({
@@ -542,16 +557,17 @@ export class RelayConnection {
       method: this.clean(call.method),
       outcome,
       ...(reason !== undefined ? { reason } : {}),
+      ...(masked !== undefined ? { masked } : {}),
       duration_ms: Math.round(durationMs * 1000) / 1000,
       arguments: call.args,
     });
   }
 
-  private finishCall(id: Id, outcome: CallOutcome, reason?: CallReason): void {
+  private finishCall(id: Id, outcome: CallOutcome, reason?: CallReason, masked?: AnswerMask): void {
     const call = this.calls.get(id);
     if (call === undefined) return;
     this.calls.delete(id);
-    this.log(call, outcome, reason, performance.now() - call.started);
+    this.log(call, outcome, reason, performance.now() - call.started, masked);
   }
 
   /** A message from the server, on its way to Codex. */
@@ -560,9 +576,16 @@ export class RelayConnection {
     const id = idOf(m);
     const secrets = this.secrets();
     const out: Record<string, unknown> = { ...m };
+    let masked: AnswerMask | undefined;
     for (const key of ['result', 'params', 'error'] as const) {
-      if (key in out) out[key] = maskAnswer(out[key], this.matcher(), secrets);
+      if (!(key in out)) continue;
+      const answer = maskAnswer(out[key], this.matcher(), secrets);
+      out[key] = answer.value;
+      if (answer.mask !== undefined && MASK_RANK[answer.mask] > MASK_RANK[masked ?? 'none']) {
+        masked = answer.mask;
+      }
     }
+    if (masked === 'answer-withheld' && this.withhold(out, id)) return;
     if (id !== undefined && typeof m.method === 'string') {
       if (!SERVER_REQUESTS.has(m.method)) {
         // a request of the server without a rule is answered here; Codex never sees it
@@ -582,22 +605,62 @@ export class RelayConnection {
     } else if (id !== undefined) {
       if (this.inits.delete(id) && isObject(out.result)) {
         this.initialized = true;
-        const version = out.result.protocolVersion;
+        // a pinned server's instructions and serverInfo reach Codex only as pinned
+        const pinned = pinInitialize(out.result, this.route.gate);
+        out.result = pinned.result;
+        if (pinned.drifted.length > 0) this.shared.drifted(this.route, pinned.drifted);
+        const version = pinned.result.protocolVersion;
         if (typeof version === 'string') this.upstream?.transport.setProtocolVersion?.(version);
       } else if (this.lists.delete(id) && 'result' in out) {
         const filtered = filterToolList(out.result, this.route.gate);
         out.result = filtered.result;
         if (filtered.drifted.length > 0) this.shared.drifted(this.route, filtered.drifted);
+      } else if (isInputRequired(out.result)) {
+        // a 2026 multi round-trip cannot be answered through a 2025 session: refused, an error
+        delete out.result;
+        out.error = { code: REFUSED_CODE, message: INPUT_REQUIRED_REFUSAL };
+        this.finishCall(id, 'error', 'input-required', masked);
       } else if (this.calls.has(id)) {
         const failed = 'error' in out || (isObject(out.result) && out.result.isError === true);
         this.finishCall(
           id,
           failed ? 'error' : 'ok',
           failed ? ('error' in out ? 'rpc-error' : 'tool-error') : undefined,
+          masked,
         );
       }
     }
     this.write(out as JSONRPCMessage);
+  }
+
+  /**
+   * Withholds a message of the server that still held a credential value after masking: an answer
+   * becomes a JSON-RPC error (false: it goes on, as `out`); a notification is dropped and a request
+   * of the server refused (true: nothing goes on), each recorded.
+   */
+  private withhold(out: Record<string, unknown>, id: Id | undefined): boolean {
+    const method = typeof out.method === 'string' ? out.method : undefined;
+    if (method === undefined) {
+      delete out.result;
+      out.error = {
+        code: REFUSED_CODE,
+        message:
+          'codex-mmo withheld this answer [answer-withheld]: it holds a credential of this session',
+      };
+      return false;
+    }
+    this.drop(method, 'answer-withheld');
+    if (id !== undefined) {
+      void this.upstream?.transport
+        .send(
+          rpcRefusal(
+            id,
+            'codex-mmo withheld this request [answer-withheld]: it holds a credential of this session',
+          ),
+        )
+        .catch(() => undefined);
+    }
+    return true;
   }
 
   private serverGone(): void {
@@ -641,6 +704,15 @@ async function endsSoon(upstream: Upstream): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return !upstream.alive();
+}
+
+/** The text of a refused `input_required` answer, naming both revisions. */
+export const INPUT_REQUIRED_REFUSAL =
+  "codex-mmo refused this answer [input-required]: the server asked for more input (MCP 2026-07-28 'input_required'), which a client of this connection (MCP 2025-11-25, an initialize session) cannot answer";
+
+/** Whether a result is a 2026 `input_required` (multi round-trip) answer. */
+function isInputRequired(result: unknown): boolean {
+  return isObject(result) && result.resultType === 'input_required';
 }
 
 /** A request's params without `_meta` (what Codex adds), as recorded. */

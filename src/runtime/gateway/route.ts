@@ -4,7 +4,7 @@
  * where the model wire attributes threads — each role's grant, by which a caller's role is found
  * from its `_meta` thread and checked.
  */
-import type { LaunchContext } from '../probe/launch-plan.js';
+import type { LaunchContext } from '../upstream/launch-plan.js';
 import type { ServerDefinition } from '../../config/registry/types.js';
 import type { CallerThread } from './call-record.js';
 import type { ServerAccess } from './method-rules.js';

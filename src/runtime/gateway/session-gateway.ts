@@ -27,6 +27,7 @@ import { SESSION_GATEWAY_TRANSPORT, type GatewayTransport } from './gateway-tran
 import type { Route, ThreadAttribution } from './relay-connection.js';
 import { RESERVED_SERVER_ID } from '../../config/registry/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ConnectionLimitOptions } from '../../foundation/process/connection-limits.js';
 
 /** `gateway.sock` beside the mesh socket (or `<name>-gw.sock` for a socket of another name). */
 export function gatewaySocketPath(meshSocket: string): string {
@@ -39,6 +40,17 @@ export function gatewaySocketPath(meshSocket: string): string {
 export function driftDiagnostic(report: DriftReport): Diagnostic {
   const where =
     report.process === 'root' ? 'the session root process' : `participant '${report.process}'`;
+  if (report.part !== undefined) {
+    const what = report.part === 'instructions' ? 'instructions' : 'serverInfo';
+    return diagnostic({
+      severity: 'warning',
+      code: 'server-drift',
+      message:
+        `server '${report.server}' answered initialize with ${report.pinned === undefined ? `${what} although its pin recorded none` : `other ${what} than its pin`} in tool-mcp.lock; ` +
+        `${where} (role '${report.role}') was given the pinned ${what} instead${report.pinned === undefined ? ' (none)' : ''}; review the change with \`codex-mmo tool-mcp probe ${report.server}\` and accept it with \`codex-mmo tool-mcp pin ${report.server}\``,
+      server: report.server,
+    });
+  }
   return diagnostic({
     severity: 'warning',
     code: 'tool-drift',
@@ -81,6 +93,10 @@ export interface SessionGatewayOptions {
    * gateway (no `mesh serve` process); absent, Codex starts `mesh serve`.
    */
   readonly serveMesh?: (mesh: MeshRoute, transport: Transport) => Promise<void>;
+  /** Limits on connections that have not yet authenticated, and who hears of a flood. */
+  readonly limits?: ConnectionLimitOptions;
+  /** Start every server on first use of its route, leased or not (a smoke run checks them all). */
+  readonly startEveryServer?: boolean;
 }
 
 /** One process's `mmo_mesh` as the gateway serves it. */
@@ -148,6 +164,17 @@ export function leaseOf(
   return lease;
 }
 
+/** The `initialize` answer a pinned server's pin recorded (its lease's), for its tool gate. */
+function pinnedInitialize(
+  snapshot: Snapshot,
+  server: string,
+): { initialize?: Pick<ServerLease, 'server_info' | 'instructions'> } {
+  const lease = ownValue(snapshot.leases ?? {}, server);
+  if (lease === undefined || snapshot.pins[server] === undefined) return {};
+  const { server_info, instructions } = lease;
+  return { initialize: { server_info, ...(instructions !== undefined ? { instructions } : {}) } };
+}
+
 export class SessionGateway {
   private constructor(
     private readonly options: SessionGatewayOptions,
@@ -169,6 +196,7 @@ export class SessionGateway {
       onStderr: (route: Route, text: string) => {
         options.onStderr?.(route.process, route.server, text);
       },
+      ...(options.limits !== undefined ? { limits: options.limits } : {}),
     });
     return new SessionGateway(options, hub);
   }
@@ -241,11 +269,14 @@ export class SessionGateway {
         (role) => [...(roles[role] ?? [])].sort().join('\n') !== rootTools,
       );
       const everyRole = input.process.roles.every((role) => roles[role] !== undefined);
-      const lease = leaseOf(
-        snapshot,
-        defined,
-        input.process.roles.map((role) => plan.roles[role]?.grants[server]),
-      );
+      const lease =
+        this.options.startEveryServer === true
+          ? undefined
+          : leaseOf(
+              snapshot,
+              defined,
+              input.process.roles.map((role) => plan.roles[role]?.grants[server]),
+            );
       const token = this.hub.addRoute(
         {
           process: input.processId,
@@ -260,6 +291,8 @@ export class SessionGateway {
                 : (grant?.enabled_tools ?? []),
             ),
             ...(pins !== undefined ? { pins } : {}),
+            // the instructions and serverInfo a pinned server's answers are held to
+            ...pinnedInitialize(snapshot, server),
           },
           launch: {
             env: codexEnv,

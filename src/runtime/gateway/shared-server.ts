@@ -10,7 +10,7 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-import type { Upstream } from '../probe/upstream.js';
+import type { Upstream } from '../upstream/upstream.js';
 import { idOf, isObject, rpcRefusal, type Id } from './relay-messages.js';
 
 /** What the shared server needs from the gateway. */
@@ -81,6 +81,7 @@ class SharedView implements Transport {
     const real = this.upstream;
     return {
       transport: this,
+      revision: () => real.revision(),
       stderrText: () => real.stderrText(),
       describeExit: () => real.describeExit(),
       stop: () => this.detach(),

@@ -2,15 +2,18 @@
  * What a relayed `tools/list` answer may carry (pure): only the tools the process is granted on
  * that server, each exactly as the server described it, and of a pinned server only the tools
  * whose surface still has its pinned digest — any other is withheld and reported as drift. The
- * digest is the one `tool-mcp pin` records (name, description, input schema, known annotations).
+ * digest is the one `tool-mcp pin` records: of every field as listed (`listed_digest`), or for
+ * a pin made before lock_version 3 of the known surface (name, description, input schema,
+ * known annotations).
  */
 import {
   isRecord,
   knownAnnotations,
+  listedDigest,
   surfaceDigests,
   toolSurfaceOf,
 } from '../probe/tool-surface.js';
-import type { ToolPin } from '../../config/snapshot/types.js';
+import type { ServerLease, ToolPin } from '../../config/snapshot/types.js';
 
 /** What one route lets through. */
 export interface ToolGate {
@@ -18,10 +21,18 @@ export interface ToolGate {
   readonly allowed: ReadonlySet<string>;
   /** The server's pins; undefined when the server is not pinned (every granted tool passes). */
   readonly pins?: readonly ToolPin[];
+  /**
+   * What the pinned server answered `initialize` with at its pin (its lease's); undefined when
+   * the pin recorded no lease, and then a pinned server's instructions are withheld.
+   */
+  readonly initialize?: Pick<ServerLease, 'server_info' | 'instructions'>;
 }
 
 export interface DriftedTool {
+  /** The tool; for a part of the `initialize` answer, `initialize.<part>`. */
   readonly tool: string;
+  /** Set when what drifted is part of the server's `initialize` answer, not a tool. */
+  readonly part?: 'instructions' | 'serverInfo';
   /** The pinned digest, or undefined when the tool has no pin although its server has. */
   readonly pinned?: string;
   readonly current: string;
@@ -52,16 +63,18 @@ export function filterToolList(result: unknown, gate: ToolGate): FilteredList {
   if (!isRecord(result) || !Array.isArray(result.tools)) {
     return { result: isRecord(result) ? result : {}, drifted: [] };
   }
-  const pins =
-    gate.pins === undefined ? undefined : new Map(gate.pins.map((p) => [p.name, p.digest]));
+  const pins = gate.pins === undefined ? undefined : new Map(gate.pins.map((p) => [p.name, p]));
   const drifted: DriftedTool[] = [];
   const tools = result.tools.filter((raw: unknown) => {
     if (!isRecord(raw) || typeof raw.name !== 'string' || !gate.allowed.has(raw.name)) {
       return false;
     }
     if (pins === undefined) return true;
-    const current = liveDigest(raw);
-    const pinned = pins.get(raw.name);
+    const pin = pins.get(raw.name);
+    // a lock_version 3 pin covers every field as listed; an older one the known surface
+    const listed = pin?.listed_digest;
+    const current = listed !== undefined ? listedDigest(raw) : liveDigest(raw);
+    const pinned = listed ?? pin?.digest;
     if (pinned === current) return true;
     drifted.push({
       tool: raw.name,

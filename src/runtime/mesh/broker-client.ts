@@ -1,10 +1,18 @@
 /**
- * The `mesh serve` side of the session socket: connects to the session broker, introduces the
- * caller (`hello`, with the calling process's mesh credential), and forwards each mesh tool call
- * as one request line, with the calling thread when Codex named it. Implements
- * `MeshBackend`; a lost broker turns every call into a `MeshError('unavailable')`.
+ * The `mesh serve` side of the session socket: connects to the session broker, verifies that the
+ * listener is the session's supervisor (socket-listener) before it introduces the caller (`hello`,
+ * with the calling process's mesh credential), and forwards each mesh tool call as one request
+ * line, with the calling thread when Codex named it. Implements `MeshBackend`; a lost broker
+ * turns every call into a `MeshError('unavailable')`.
  */
-import { createConnection, type Socket } from 'node:net';
+import type { Socket } from 'node:net';
+
+import {
+  connectVerified,
+  thisProcess,
+  type ExpectedListener,
+} from '../../foundation/process/socket-listener.js';
+import { ListenerNotVerifiedError } from '../../foundation/errors.js';
 
 import type { ApprovalAnswer, ApprovalDecision } from '../protocol/approval-types.js';
 
@@ -73,22 +81,20 @@ export class BrokerClient implements MeshBackend {
   }
 
   /**
-   * Connects and introduces the caller with its credential (`token`); MeshError('unavailable')
-   * when no broker listens, MeshError('refused') when the broker does not accept the credential.
+   * Connects, verifies that `supervisor` (default: this process, which serves the broker of a
+   * session it supervises) is the listener, and only then introduces the caller with its
+   * credential (`token`). ListenerNotVerifiedError, with nothing sent, when it is not;
+   * MeshError('unavailable') when no broker listens, MeshError('refused') when the broker does
+   * not accept the credential.
    */
   static async connect(
     socketPath: string,
     caller: MeshCaller,
     token: string | undefined,
+    supervisor: ExpectedListener = thisProcess(),
   ): Promise<{ client: BrokerClient; hello: HelloResult }> {
-    const socket = await new Promise<Socket>((resolve, reject) => {
-      const s = createConnection(socketPath);
-      s.once('connect', () => {
-        s.off('error', reject);
-        resolve(s);
-      });
-      s.once('error', reject);
-    }).catch((error: unknown) => {
+    const socket = await connectVerified(socketPath, supervisor).catch((error: unknown) => {
+      if (error instanceof ListenerNotVerifiedError) throw error;
       throw new MeshError(
         'unavailable',
         `the session broker at ${socketPath} is not reachable (${error instanceof Error ? error.message : String(error)}); the session may have ended`,

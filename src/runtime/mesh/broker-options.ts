@@ -8,6 +8,7 @@ import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification } from '../codex/app-server-protocol.js';
 import type { CodexVersionFacts } from '../../config/codex/codex-versions.js';
 import type { ReadDeny } from '../../config/compile/session-boundary.js';
+import type { HostView } from '../../foundation/process/host-view.js';
 import type { MeshLaunch, RenderedHome } from '../../config/compile/types.js';
 import type { ThreadAttribution } from '../gateway/relay-connection.js';
 import type { SessionGateway } from '../gateway/session-gateway.js';
@@ -16,6 +17,7 @@ import type { ResolvedPlan } from '../../config/profile/types.js';
 import type { CredentialSource } from '../../config/registry/credentials-types.js';
 import type { Snapshot } from '../../config/snapshot/types.js';
 import type { ParticipantInfo } from '../protocol/mesh-protocol.js';
+import type { ConnectionLimitOptions } from '../../foundation/process/connection-limits.js';
 
 /** A participant's home as it is written, and what its environment gains with it. */
 export interface PreparedHome {
@@ -51,6 +53,8 @@ export interface BrokerOptions {
   readonly gateway?: SessionGateway;
   /** What every participant's shell may not read (rendered into its permission profile). */
   readonly readDeny?: ReadDeny;
+  /** The host view every participant runs in, where it can be built. */
+  readonly hostView?: HostView;
   /** Directories no participant may work in or above: config, data and state dir, base Codex home. */
   readonly forbiddenDirs?: readonly string[];
   /** Mark participants and their servers with `CODEX_MMO_SESSION=<sessionId>` (session-marker.ts). */
@@ -59,6 +63,8 @@ export interface BrokerOptions {
   readonly maxParticipants?: number;
   /** Called whenever a participant appears or changes status. */
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
+  /** Limits on connections that have not yet been accepted by `hello`, and who hears of a flood. */
+  readonly limits?: ConnectionLimitOptions;
   /**
    * Whether participants' homes get a copy of the base home's `auth.json` (default true): only
    * where the model provider needs it (`needsAuthFile`).

@@ -5,6 +5,7 @@
  * masked stderr tail, and is abandoned if MCP startup does not finish within its lifecycle wait.
  */
 import type { ContainerMasks } from '../../foundation/process/container-masks.js';
+import type { HostViewLaunch } from '../../foundation/process/host-view.js';
 import { appendFile } from 'node:fs/promises';
 
 import { AppServerClient, type ApprovalPolicy } from '../codex/app-server-client.js';
@@ -28,6 +29,8 @@ export interface ParticipantSpec {
   readonly home: string;
   /** Directories its container hides from it, its home kept (`ContainerMasks`). */
   readonly masks?: ContainerMasks;
+  /** The host view it runs in. */
+  readonly view?: HostViewLaunch;
   /** The complete environment of the app-server (built by `buildChildEnv`). */
   readonly env: Readonly<Record<string, string>>;
   readonly codexBin: string;
@@ -209,6 +212,7 @@ export class Participant {
         codexHome: spec.home,
         env: spec.env,
         ...(spec.masks !== undefined ? { masks: spec.masks } : {}),
+        ...(spec.view !== undefined ? { view: spec.view } : {}),
         cwd: spec.cwd,
         requestTimeoutMs: REQUEST_TIMEOUT_MS,
         clientInfo: { name: 'codex-mmo', title: 'codex-mmo participant', version: '1' },

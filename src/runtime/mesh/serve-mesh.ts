@@ -1,10 +1,13 @@
 /**
- * `mmo_mesh` for one Codex process: finds the session broker through the session record,
- * introduces itself as the given process with that process's mesh credential, and serves the
- * mesh tools — on a transport the session's gateway hands it (an MCP session of its loopback
- * endpoint, in the supervisor), or over stdio as `mesh serve` until its input closes. The session root's server of an interactive run also puts participants'
- * approval requests to the person at the TUI (tui-approvals.ts). Without a reachable broker it still serves, answering every call with
- * a clear tool error, so a session never fails just because a mesh call cannot be honoured.
+ * `mmo_mesh` for one Codex process: finds the session broker and its supervisor through the
+ * session record, verifies that the supervisor listens there (a listener that is not verified
+ * never sees the credential), introduces itself as the given process with that process's mesh
+ * credential, and serves the mesh tools — on a transport the session's gateway hands it (an MCP
+ * session of its loopback endpoint, in the supervisor), or over stdio as `mesh serve` until its
+ * input closes. The session root's server of an interactive run also puts participants' approval
+ * requests to the person at the TUI (tui-approvals.ts). Without a reachable broker it still
+ * serves, answering every call with a clear tool error, so a session never fails just because a
+ * mesh call cannot be honoured.
  */
 import type { Readable, Writable } from 'node:stream';
 
@@ -13,6 +16,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { promptApprovals } from '../approvals/tui-approvals.js';
 import { describeError } from '../../foundation/errors.js';
 import { readSessionRecord } from '../session/session-store.js';
+import { thisProcess, type ExpectedListener } from '../../foundation/process/socket-listener.js';
 import { BrokerClient } from './broker-client.js';
 import { createMeshServer } from './mesh-server.js';
 import type { MeshServerInfo } from './mesh-tools.js';
@@ -25,6 +29,11 @@ export interface MeshConnectOptions {
   readonly token?: string;
   /** The broker's socket, when known (else read from the session record). */
   readonly socketPath?: string;
+  /**
+   * The process that must be listening on the broker's socket: with `socketPath` default this
+   * process (the supervisor serving `mmo_mesh` itself); else the session record's supervisor.
+   */
+  readonly supervisor?: ExpectedListener;
 }
 
 export interface ServeMeshOptions extends MeshConnectOptions {
@@ -48,8 +57,16 @@ async function connectBackend(
 ): Promise<{ backend: MeshBackend; info: MeshServerInfo; client?: BrokerClient }> {
   const fallbackInfo: MeshServerInfo = { role: options.caller.process, spawn: [], control: [] };
   let socketPath: string;
+  let supervisor: ExpectedListener;
   try {
-    socketPath = options.socketPath ?? (await readSessionRecord(options.sessionDir)).mesh_socket;
+    if (options.socketPath !== undefined) {
+      socketPath = options.socketPath;
+      supervisor = options.supervisor ?? thisProcess();
+    } else {
+      const record = await readSessionRecord(options.sessionDir);
+      socketPath = record.mesh_socket;
+      supervisor = options.supervisor ?? { pid: record.pid, start: record.pid_start };
+    }
   } catch (error) {
     return {
       backend: unavailableBackend(
@@ -59,7 +76,12 @@ async function connectBackend(
     };
   }
   try {
-    const { client, hello } = await BrokerClient.connect(socketPath, options.caller, options.token);
+    const { client, hello } = await BrokerClient.connect(
+      socketPath,
+      options.caller,
+      options.token,
+      supervisor,
+    );
     return {
       backend: client,
       info: { role: hello.role, spawn: hello.spawn, control: hello.control },

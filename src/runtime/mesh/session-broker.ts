@@ -6,7 +6,8 @@
  * only their own process's variables, and stops a caller's participants when its mesh server goes
  * away and all of them when the session ends. Credential values stay in this process's memory.
  * A connection is identified by the mesh credential it presents (issued here for the session root
- * and for each participant), never by the role or participant id it claims.
+ * and for each participant), never by the role or participant id it claims; a connection whose
+ * `hello` is not accepted in time, or past the cap of those waiting, is closed (connection-limits).
  */
 import { unlink } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
@@ -38,10 +39,14 @@ import type { Participant } from './participant.js';
 import { DEFAULT_MAX_PARTICIPANTS } from './participant-cap.js';
 import { spawnParticipant, type SpawnHost } from './spawn-participant.js';
 import { listenPrivateSocket } from '../../foundation/process/private-socket.js';
+import { ConnectionLimits } from '../../foundation/process/connection-limits.js';
 
 export type { BrokerOptions } from './broker-options.js';
 export { NO_CREDENTIAL_MESSAGE } from './caller-auth.js';
 export { DEFAULT_MAX_PARTICIPANTS };
+
+/** The broker's socket's name in a flood report. */
+export const BROKER_LISTENER = 'mesh-broker';
 
 export class SessionBroker {
   private readonly participants = new Map<string, Participant>();
@@ -54,12 +59,14 @@ export class SessionBroker {
   private reserved = 0;
   private closing = false;
   private server: Server | undefined;
+  private readonly limits: ConnectionLimits;
   /** Who may call: the profile's roles, the session root and the participants so far. */
   private readonly known: KnownCallers;
   /** The broker state a spawn reads and changes. */
   private readonly spawnHost: SpawnHost;
 
   private constructor(private readonly options: BrokerOptions) {
+    this.limits = new ConnectionLimits(BROKER_LISTENER, options.limits);
     this.rootTokenValue = this.tokens.issue({
       process: options.plan.root,
       participant: ROOT_OWNER,
@@ -160,6 +167,7 @@ export class SessionBroker {
   }
 
   private accept(socket: Socket): void {
+    this.limits.admit(socket);
     this.sockets.add(socket);
     serveConnection(
       socket,
@@ -167,6 +175,7 @@ export class SessionBroker {
         identify: (params) => {
           const caller = identifyCaller(this.tokens, this.known, params);
           this.checkCaller(caller);
+          this.limits.authenticated(socket);
           return caller;
         },
         opened: (caller) => {

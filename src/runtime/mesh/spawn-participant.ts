@@ -18,6 +18,7 @@ import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
 import { processEnvironment } from '../session/process-env.js';
 import { configDeny, maskedDirs, sandboxWritable } from '../session/read-deny.js';
 import type { ContainerMasks } from '../../foundation/process/container-masks.js';
+import { processView } from '../session/process-view.js';
 import { SESSION_MARKER_ENV } from '../../foundation/process/session-marker.js';
 import {
   MESH_SERVER_NAME,
@@ -182,6 +183,13 @@ export async function spawnParticipant(
   const id = host.nextId(args.role);
   const homeDir = join(options.sessionDir, 'homes', id);
   const { env, secrets, masks } = await prepareParticipant(host, args, process, id, cwd, homeDir);
+  const view = await processView(options.hostView, {
+    cwd,
+    home: homeDir,
+    codexBin: options.codexBin,
+    tmpDir: env.TMPDIR,
+    runtimeDir: options.launchEnv.XDG_RUNTIME_DIR,
+  });
   // loaded on the first spawn, so a session that spawns nobody never loads the app-server client
   const { Participant: ParticipantProcess } = await import('./participant.js');
   const approvals = options.approvalsFor?.(id, args.role, secrets);
@@ -203,6 +211,7 @@ export async function spawnParticipant(
       cwd,
       home: homeDir,
       ...(masks !== undefined ? { masks } : {}),
+      ...(view !== undefined ? { view } : {}),
       env,
       codexBin: options.codexBin,
       lifecycleWaitSec: resolved.lifecycle_wait_sec,

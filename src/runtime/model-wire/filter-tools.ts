@@ -1,17 +1,23 @@
 /**
  * Narrows the `tools` of one Responses request to what a role was granted (pure). MCP servers
- * reach the model as `{type:"namespace", name:"mcp__<server>", tools:[…]}` (a flat function
- * `mcp__<server>__<tool>` is read the same way): a server the role was not granted is removed
- * whole, `mmo_mesh` unless the role has spawn/control, every other MCP tool the role was not
+ * reach the model as `{type:"namespace", name:"mcp__<name>", tools:[…]}` (a flat function
+ * `mcp__<name>__<tool>` is read the same way), each name read back to the one server of the
+ * process the Codex version offers under it (`a-b` as `mcp__a_b`); a namespace that stands for no
+ * server, or for more than one, is removed like a server the role was not granted: whole, `mmo_mesh` unless the role has spawn/control, every other MCP tool the role was not
  * granted is removed from its namespace. Codex's generic resource functions (which name any
  * server of the process) stay only for a role that can reach some server's resources at the
  * gateway. With no role (an unattributed request) every MCP server and resource function is
  * removed. Codex's other tools (shell, spawn_agent, …) are left as they are.
  */
+import {
+  MCP_NAMESPACE_PREFIX,
+  NEWEST_CODEX,
+  serverOfFlatName,
+  serverOfNamespace,
+  type CodexVersionFacts,
+} from '../../config/codex/codex-versions.js';
 import { MESH_SERVER_NAME } from '../protocol/mesh-protocol.js';
 import { modelSafeName, type WireRole } from '../../config/compile/role-grants.js';
-
-const MCP_PREFIX = 'mcp__';
 
 /**
  * The functions both supported Codex versions offer every thread to reach MCP resources of any
@@ -38,24 +44,6 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `mcp__<server>` (with or without a trailing `__`) → the server it stands for, or the raw name. */
-function serverOfNamespace(name: string, servers: readonly string[]): string {
-  const bare = name.slice(MCP_PREFIX.length).replace(/__$/, '');
-  return servers.find((s) => s === bare) ?? servers.find((s) => modelSafeName(s) === bare) ?? bare;
-}
-
-/** `mcp__<server>__<tool>` → [server, tool] for a known server (longest name first). */
-function splitFlat(name: string, servers: readonly string[]): [string, string] | undefined {
-  const rest = name.slice(MCP_PREFIX.length);
-  const candidates = [...servers].sort((a, b) => b.length - a.length);
-  for (const server of candidates) {
-    for (const form of new Set([server, modelSafeName(server)])) {
-      if (rest.startsWith(`${form}__`)) return [server, rest.slice(form.length + 2)];
-    }
-  }
-  return undefined;
-}
-
 /** True when `role` may be offered `tool` of `server`. */
 function allowed(role: WireRole | undefined, server: string, tool: string | undefined): boolean {
   if (role === undefined) return false;
@@ -67,14 +55,15 @@ function allowed(role: WireRole | undefined, server: string, tool: string | unde
 
 /**
  * The request's `tools` narrowed to `role` (undefined: strip every MCP server). `servers` are the
- * process's server names, used to read namespace names back to servers; `resources` says whether
- * the role keeps the generic resource functions.
+ * process's server IDs, read back from namespace names the way `codex` offers them; `resources`
+ * says whether the role keeps the generic resource functions.
  */
 export function filterTools(
   tools: readonly unknown[],
   role: WireRole | undefined,
   servers: readonly string[],
   resources = false,
+  codex: CodexVersionFacts = NEWEST_CODEX,
 ): FilteredTools {
   const out: unknown[] = [];
   const removed: string[] = [];
@@ -89,14 +78,14 @@ export function filterTools(
       functionsRemoved.push(name);
       continue;
     }
-    if (!isRecord(tool) || name === undefined || !name.startsWith(MCP_PREFIX)) {
+    if (!isRecord(tool) || name === undefined || !name.startsWith(MCP_NAMESPACE_PREFIX)) {
       out.push(tool);
       continue;
     }
     if (tool.type === 'namespace') {
-      const server = serverOfNamespace(name, servers);
-      if (!allowed(role, server, undefined)) {
-        removed.push(server);
+      const server = serverOfNamespace(codex, name, servers);
+      if (server === undefined || !allowed(role, server, undefined)) {
+        removed.push(server ?? name.slice(MCP_NAMESPACE_PREFIX.length));
         continue;
       }
       const inner = Array.isArray(tool.tools) ? tool.tools : [];
@@ -111,7 +100,7 @@ export function filterTools(
       else if (!removed.includes(server)) removed.push(server);
       continue;
     }
-    const split = splitFlat(name, servers);
+    const split = serverOfFlatName(codex, name, servers);
     if (split !== undefined && allowed(role, split[0], split[1])) {
       keep(split[0], split[1]);
       out.push(tool);

@@ -6,7 +6,8 @@
  * role (thread-roles), and every request's `tools` is narrowed to that role's grants — its MCP
  * servers and tools, `mmo_mesh` described for its own lists, `spawn_agent` offering only its own
  * native roles — before it is forwarded; a sub-agent its parent role may not start is refused. Headers, credentials and the response stream pass through unchanged and are never
- * logged or stored; only attributions and removals are recorded.
+ * logged or stored; only attributions and removals are recorded. A connection that sends no
+ * request with a process's token in time, or past the cap of those waiting, is closed.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { appendFile } from 'node:fs/promises';
@@ -27,9 +28,20 @@ import { brotliDecompress, gunzip, inflate } from 'node:zlib';
 
 import { parse, stringify } from 'smol-toml';
 
+import {
+  MCP_NAMESPACE_PREFIX,
+  NEWEST_CODEX,
+  serverOfNamespace,
+  type CodexVersionFacts,
+} from '../../config/codex/codex-versions.js';
 import type { RenderedHome } from '../../config/compile/types.js';
 import type { ProfileData, ResolvedPlan } from '../../config/profile/types.js';
 import type { TomlTable } from '../../foundation/toml/parse-toml.js';
+import {
+  ConnectionLimits,
+  httpTimeouts,
+  type ConnectionLimitOptions,
+} from '../../foundation/process/connection-limits.js';
 import { narrowAgentTypes } from './agent-types.js';
 import { filterTools } from './filter-tools.js';
 import { describeMeshFor } from './mesh-offer.js';
@@ -79,7 +91,17 @@ export interface ModelWireOptions {
   readonly logFile?: string;
   /** Called once for each call a model made to a tool its Codex process did not offer it. */
   readonly onUnofferedCall?: (call: UnofferedCallOf) => void;
+  /** Limits on connections that have not yet sent a request with a process's token. */
+  readonly limits?: ConnectionLimitOptions;
+  /**
+   * The Codex version the processes run (default: the newest supported): how it names each
+   * server's namespace, which the wire reads back to servers.
+   */
+  readonly codex?: CodexVersionFacts;
 }
+
+/** The wire's name in a flood report. */
+export const MODEL_WIRE_LISTENER = 'model-wire';
 
 /** A call to a tool the thread's Codex process does not have: Codex refused it itself. */
 export interface UnofferedCallOf {
@@ -184,6 +206,7 @@ export class ModelWire {
     private readonly options: ModelWireOptions,
     private readonly server: Server | undefined,
     private readonly origin: string,
+    private readonly limits = new ConnectionLimits(MODEL_WIRE_LISTENER, options.limits),
   ) {
     this.route = providerRoute(options.base);
   }
@@ -195,7 +218,8 @@ export class ModelWire {
   static async start(options: ModelWireOptions): Promise<ModelWire> {
     if (providerRoute(options.base).kind === 'unfrontable')
       return new ModelWire(options, undefined, '');
-    const server = createServer();
+    const limits = new ConnectionLimits(MODEL_WIRE_LISTENER, options.limits);
+    const server = createServer(httpTimeouts(limits));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(0, '127.0.0.1', () => {
@@ -204,7 +228,10 @@ export class ModelWire {
       });
     });
     const { port } = server.address() as AddressInfo;
-    const wire = new ModelWire(options, server, `http://127.0.0.1:${port}`);
+    const wire = new ModelWire(options, server, `http://127.0.0.1:${port}`, limits);
+    server.on('connection', (socket: Socket) => {
+      limits.admit(socket);
+    });
     server.on('request', (req: IncomingMessage, res: ServerResponse) => {
       wire.handle(req, res).catch((error: unknown) => {
         sendError(res, 502, error instanceof Error ? error.message : String(error));
@@ -299,6 +326,8 @@ export class ModelWire {
       sendError(res, 404, 'unknown process');
       return;
     }
+    // a Codex process's own connection: kept as long as it keeps it, its answers never timed
+    this.limits.authenticated(req.socket);
     const upstreamBase = upstreamOf(this.route, req.headers);
     if (upstreamBase === undefined) {
       sendError(res, 502, 'no upstream');
@@ -334,12 +363,13 @@ export class ModelWire {
     const { attribution, entry, first } = this.threads.resolve(process.id, process.wire, identity);
     const role = attribution.ok ? attribution.role : undefined;
     const tools = Array.isArray(body.tools) ? body.tools : [];
-    this.noteUnoffered(process.id, identity, attribution.ok ? entry.role : null, body.input, tools);
+    this.noteUnoffered(process, identity, attribution.ok ? entry.role : null, body.input, tools);
     const filtered = filterTools(
       tools,
       role,
       process.wire.servers,
       role !== undefined && reachesResources(process.wire, role),
+      this.options.codex ?? NEWEST_CODEX,
     );
     const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);
     const offered = describeMeshFor(agentTypes.tools, role);
@@ -395,7 +425,7 @@ export class ModelWire {
 
   /** Reports each call of the input, seen for the first time, to a tool not in `tools`. */
   private noteUnoffered(
-    process: string,
+    process: RegisteredProcess,
     identity: WireIdentity,
     role: string | null,
     input: unknown,
@@ -406,13 +436,16 @@ export class ModelWire {
     if (report === undefined || thread === undefined) return;
     const seen = this.calls.get(thread) ?? new Set<string>();
     this.calls.set(thread, seen);
+    const codex = this.options.codex ?? NEWEST_CODEX;
     for (const call of unofferedCalls(input, callableNames(tools), seen)) {
+      // the server ID when the name is one this Codex gives a server of the process
+      const namespace = `${MCP_NAMESPACE_PREFIX}${call.server}`;
       report({
-        process,
+        process: process.id,
         role,
         thread,
         parentThread: identity.parentThreadId ?? null,
-        server: call.server,
+        server: serverOfNamespace(codex, namespace, process.wire.servers) ?? call.server,
         tool: call.tool,
       });
     }

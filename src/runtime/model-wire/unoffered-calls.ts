@@ -28,7 +28,7 @@ export function callableNames(tools: readonly unknown[]): Set<string> {
       for (const inner of tool.tools) {
         if (!isRecord(inner) || typeof inner.name !== 'string') continue;
         names.add(`${tool.name}.${inner.name}`);
-        names.add(`${tool.name.replace(/__$/, '')}__${inner.name}`);
+        names.add(`${tool.name}__${inner.name}`);
       }
     } else names.add(tool.name);
   }
@@ -36,10 +36,10 @@ export function callableNames(tools: readonly unknown[]): Set<string> {
 }
 
 function splitName(namespace: string | undefined, name: string): { server: string; tool: string } {
-  const full = namespace !== undefined ? `${namespace.replace(/__$/, '')}__${name}` : name;
+  const full = namespace !== undefined ? `${namespace}__${name}` : name;
   if (!full.startsWith(MCP_PREFIX)) return { server: 'codex', tool: full };
   const rest = full.slice(MCP_PREFIX.length);
-  const at = namespace !== undefined ? namespace.replace(/__$/, '').length - 5 : rest.indexOf('__');
+  const at = namespace !== undefined ? namespace.length - MCP_PREFIX.length : rest.indexOf('__');
   if (at <= 0) return { server: rest, tool: '' };
   const server = rest.slice(0, at);
   return {
@@ -64,8 +64,7 @@ export function unofferedCalls(
     const namespace = typeof item.namespace === 'string' ? item.namespace : undefined;
     const offered =
       namespace !== undefined
-        ? names.has(`${namespace}.${item.name}`) ||
-          names.has(`${namespace.replace(/__$/, '')}__${item.name}`)
+        ? names.has(`${namespace}.${item.name}`) || names.has(`${namespace}__${item.name}`)
         : names.has(item.name);
     if (!offered) out.push({ callId, ...splitName(namespace, item.name) });
   }

@@ -52,7 +52,17 @@ export const PROBE_CODES = {
   'tool-drift': {
     severity: 'error',
     summary:
-      "An enabled tool's description, input schema or annotations differ from its pin in tool-mcp.lock; says what changed. `tool-mcp pin ID` accepts the new surface.",
+      'An enabled tool differs from its pin in tool-mcp.lock in any field as listed (description, title, input or output schema, annotations, `_meta`, any other); says which field changed and how. `tool-mcp pin ID` accepts the new surface.',
+  },
+  'server-drift': {
+    severity: 'error',
+    summary:
+      'What the server says of itself differs from its pin: its initialize instructions, its serverInfo, or the resources, resource templates or prompts it lists; says which part changed and how. `tool-mcp pin ID` accepts it.',
+  },
+  'pin-incomplete': {
+    severity: 'warning',
+    summary:
+      "The pin was written before pins covered the server's instructions, server info, every field of every tool, resources and prompts (lock_version 1 or 2), so a change to them is not noticed. `tool-mcp pin ID` records them.",
   },
   'tool-not-pinned': {
     severity: 'warning',

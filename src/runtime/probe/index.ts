@@ -1,8 +1,7 @@
 /**
- * Probing and pinning a server: the launch plan, the probe and pin steps, reports and codes.
+ * Probing and pinning a server: the probe and pin steps, reports and codes.
  */
 export { PROBE_CODES, type ProbeCode, type ProbeCodeInfo } from './diagnostic-codes.js';
-export { type LaunchContext, planLaunch } from './launch-plan.js';
 export { type PinContext, type PinResult, pinServer } from './pin-server.js';
 export { driftJson, probeJson, probeText } from './probe-report.js';
 export { type ProbeContext, type ProbeResult, probeServer } from './probe-server.js';

@@ -21,7 +21,7 @@ import {
   openUpstream,
   type Upstream,
   type UpstreamTarget,
-} from './upstream.js';
+} from '../upstream/upstream.js';
 import {
   MAX_TOOL_PAGES,
   isRecord,
@@ -59,8 +59,17 @@ export interface LiveSurface {
   readonly serverInfoRaw: Record<string, unknown>;
   readonly capabilities: Record<string, unknown>;
   readonly instructions?: string;
+  /** `resources/list`, `resources/templates/list` and `prompts/list` as listed, when offered. */
+  readonly catalogs: ServerCatalogs;
   readonly duplicateTools: readonly string[];
   readonly timeToReadyMs: number;
+}
+
+/** The lists besides tools a server offers (absent: not offered, or the list failed). */
+export interface ServerCatalogs {
+  readonly resources?: readonly Record<string, unknown>[];
+  readonly resourceTemplates?: readonly Record<string, unknown>[];
+  readonly prompts?: readonly Record<string, unknown>[];
 }
 
 export type FailureKind = 'start-failed' | 'timeout' | 'protocol-error';
@@ -79,18 +88,23 @@ const looseText = z
   .nullish()
   .transform((v) => v ?? undefined);
 
-const ListToolsPage = z.looseObject({
-  tools: z.array(
-    z.looseObject({
-      name: z.string(),
-      title: looseText,
-      description: looseText,
-      inputSchema: z.record(z.string(), z.unknown()),
-      annotations: z.record(z.string(), z.unknown()).nullish(),
-    }),
-  ),
-  nextCursor: looseText,
+/** One `tools/list` entry as the probe reads it (the entry itself is kept as listed). */
+const ToolEntry = z.looseObject({
+  name: z.string(),
+  title: looseText,
+  description: looseText,
+  inputSchema: z.record(z.string(), z.unknown()),
+  annotations: z.record(z.string(), z.unknown()).nullish(),
 });
+
+/** A page of any list: its entries as objects, exactly as sent. */
+function listPage(key: string) {
+  return z.looseObject({
+    [key]: z.array(z.record(z.string(), z.unknown())),
+    nextCursor: looseText,
+  });
+}
+const ListToolsPage = listPage('tools');
 
 function timeoutAfter(ms: number, onTimeout: () => void): { cancel: () => void } {
   const timer = setTimeout(onTimeout, ms);
@@ -142,13 +156,15 @@ async function listAllTools(
       ListToolsPage,
       requestOptions,
     );
-    for (const raw of result.tools) {
+    for (const entry of result.tools as Record<string, unknown>[]) {
+      const raw = ToolEntry.parse(entry);
       if (seen.has(raw.name)) {
         duplicates.push(raw.name);
         continue;
       }
       seen.add(raw.name);
-      listed.push(plainRecord(raw));
+      const definition = plainRecord(entry);
+      listed.push(definition);
       const annotations = knownAnnotations(raw.annotations);
       tools.push(
         toolSurfaceOf({
@@ -157,10 +173,11 @@ async function listAllTools(
           description: raw.description,
           inputSchema: raw.inputSchema,
           ...(annotations !== undefined ? { annotations } : {}),
+          definition,
         }),
       );
     }
-    cursor = result.nextCursor;
+    cursor = result.nextCursor as string | undefined;
     if (cursor === undefined || cursor === '') break;
     if (cursors.has(cursor)) {
       throw new ProtocolFailure(`tools/list returned the cursor "${cursor}" twice`);
@@ -168,6 +185,69 @@ async function listAllTools(
     cursors.add(cursor);
   }
   return { tools, listed, duplicates };
+}
+
+/**
+ * Every entry of one list method to its end, or undefined when the server answers it with an
+ * error (a server that offers the capability but not this list).
+ */
+async function listEntries(
+  client: Client,
+  method: string,
+  key: string,
+  requestOptions: { readonly signal: AbortSignal; readonly timeout: number },
+): Promise<Record<string, unknown>[] | undefined> {
+  const schema = listPage(key);
+  const out: Record<string, unknown>[] = [];
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    let result: z.infer<typeof schema>;
+    try {
+      result = await client.request(
+        { method, ...(cursor !== undefined ? { params: { cursor } } : {}) },
+        schema,
+        requestOptions,
+      );
+    } catch (error) {
+      if (requestOptions.signal.aborted) throw error;
+      return undefined;
+    }
+    out.push(...(result[key] as Record<string, unknown>[]).map(plainRecord));
+    cursor = result.nextCursor as string | undefined;
+    if (cursor === undefined || cursor === '' || cursors.has(cursor)) return out;
+    cursors.add(cursor);
+  }
+  return out;
+}
+
+/** The resources, resource templates and prompts lists of the capabilities the server offers. */
+async function listCatalogs(
+  client: Client,
+  requestOptions: { readonly signal: AbortSignal; readonly timeout: number },
+): Promise<ServerCatalogs> {
+  const capabilities = client.getServerCapabilities() ?? {};
+  const out: {
+    resources?: Record<string, unknown>[];
+    resourceTemplates?: Record<string, unknown>[];
+    prompts?: Record<string, unknown>[];
+  } = {};
+  if (capabilities.resources !== undefined) {
+    const resources = await listEntries(client, 'resources/list', 'resources', requestOptions);
+    if (resources !== undefined) out.resources = resources;
+    const templates = await listEntries(
+      client,
+      'resources/templates/list',
+      'resourceTemplates',
+      requestOptions,
+    );
+    if (templates !== undefined) out.resourceTemplates = templates;
+  }
+  if (capabilities.prompts !== undefined) {
+    const prompts = await listEntries(client, 'prompts/list', 'prompts', requestOptions);
+    if (prompts !== undefined) out.prompts = prompts;
+  }
+  return out;
 }
 
 /** A value as plain JSON data, or {} when it is not an object. */
@@ -219,6 +299,7 @@ export async function listToolsLive(
   try {
     await client.connect(clientTransport(upstream), requestOptions);
     const { tools, listed, duplicates } = await listAllTools(client, requestOptions);
+    const catalogs = await listCatalogs(client, requestOptions);
     const info = client.getServerVersion();
     const instructions = client.getInstructions();
     surface = {
@@ -227,12 +308,13 @@ export async function listToolsLive(
         version: info?.version ?? '',
         ...(info?.title !== undefined ? { title: info.title } : {}),
       },
-      protocolVersion: stdio?.protocolVersion ?? http?.protocolVersion ?? '',
+      protocolVersion: upstream.revision() ?? stdio?.protocolVersion ?? http?.protocolVersion ?? '',
       tools,
       listed,
       serverInfoRaw: plainRecord(info),
       capabilities: plainRecord(client.getServerCapabilities()),
       ...(instructions !== undefined ? { instructions } : {}),
+      catalogs,
       duplicateTools: duplicates,
       timeToReadyMs: Math.round(performance.now() - started),
     };

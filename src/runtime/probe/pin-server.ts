@@ -1,6 +1,6 @@
 /**
- * `pinServer`: probes a server and records the surface of every enabled tool it offers in
- * `tool-mcp.lock`, with the lease (its `initialize` answer and those tools as listed), replacing
+ * `pinServer`: probes a server and records in `tool-mcp.lock` every field of every enabled tool
+ * it offers, what it says of itself (instructions, server info, resources, prompts), the lease (its `initialize` answer and those tools as listed), replacing
  * that server's previous pin (accepting any drift). Pinning refuses —
  * and leaves the lock untouched — when the probe has any error other than `tool-drift` (for
  * example `tool-not-offered` or a server that does not start), or when the lock file as a whole
@@ -19,8 +19,8 @@ import {
   type ServerPin,
 } from '../../config/lock/lock-format.js';
 import { probeServer, type ProbeContext, type ProbeResult } from './probe-server.js';
-import type { ToolDrift } from './tool-drift.js';
-import { canonicalPart } from './tool-surface.js';
+import type { PartChange, ToolDrift } from './tool-drift.js';
+import { canonicalPart, listedDefinition } from './tool-surface.js';
 import { ownValue } from '../../config/registry/own-record.js';
 import { definitionIdentity, identityDigest } from '../../config/lock/definition-identity.js';
 import { definitionChanges as changesSincePin } from '../../config/lock/pin-check.js';
@@ -33,12 +33,15 @@ const RESOLVED_BY_PIN = new Set([
   'definition-drift',
   'server-identity-changed',
   'pin-definition-missing',
+  'server-drift',
+  'pin-incomplete',
 ]);
 /** Errors that do not stop a pin: drift is what a pin accepts; a broken entry is rewritten. */
 const ACCEPTED_BY_PIN = new Set([
   'tool-drift',
   'definition-drift',
   'server-identity-changed',
+  'server-drift',
   'lock-file-invalid',
 ]);
 
@@ -64,6 +67,8 @@ export interface PinResult {
   readonly lockFile: string;
   /** Tools whose pinned surface changed, as the probe saw them. */
   readonly accepted: readonly ToolDrift[];
+  /** What the server says of itself that changed since the previous pin, as the probe saw it. */
+  readonly acceptedServer: readonly PartChange[];
   /** Tools pinned for the first time. */
   readonly added: readonly string[];
   /** Tools dropped from the pin (no longer enabled). */
@@ -75,6 +80,7 @@ export interface PinResult {
   readonly diagnostics: readonly Diagnostic[];
 }
 
+/** A tool's pin; `tool` is masked for display, its digests are of the real surface. */
 function pinnedToolOf(tool: ProbedTool): PinnedTool {
   return {
     name: tool.name,
@@ -89,6 +95,8 @@ function pinnedToolOf(tool: ProbedTool): PinnedTool {
     ...(tool.description !== undefined ? { description: tool.description } : {}),
     inputSchema: canonicalPart(tool.inputSchema),
     ...(tool.annotations !== undefined ? { annotations: canonicalPart(tool.annotations) } : {}),
+    listedDigest: tool.digests.listed,
+    listed: canonicalPart(listedDefinition(tool)),
   };
 }
 
@@ -117,6 +125,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
     written: false,
     lockFile: lock.file,
     accepted: [],
+    acceptedServer: [],
     added: [],
     removed: [],
     definitionChanges: [],
@@ -147,6 +156,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
     tools: enabledTools
       .map(pinnedToolOf)
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    ...(probe.surface !== undefined ? { surface: probe.surface } : {}),
     ...pinnedLease(probe, new Set(enabledTools.map((t) => t.name))),
   };
   const previous = ownValue(lock.lock.servers, server);
@@ -182,6 +192,7 @@ export async function pinServer(entry: RegistryEntry, ctx: PinContext): Promise<
     written: true,
     lockFile: lock.file,
     accepted: probe.drift,
+    acceptedServer: probe.serverDrift,
     added: previous === undefined ? [] : added,
     removed,
     definitionChanges,

@@ -4,6 +4,7 @@
  * protocol version, time to ready and drift detail) and the readable text summary.
  */
 import { formatTable } from '../../foundation/text/text-table.js';
+import { terminalSafe } from '../../foundation/text/terminal-safe.js';
 import { countOf } from '../../foundation/diagnostics/count-words.js';
 import type { Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import type { ProbedTool } from './analyze-surface.js';
@@ -53,6 +54,12 @@ export function probeJson(
     ...(result.timeToReadyMs !== undefined ? { time_to_ready_ms: result.timeToReadyMs } : {}),
     tools: result.tools.map(toolJson),
     drift: driftJson(result.drift),
+    server_drift: result.serverDrift.map((c) => ({
+      part: c.part,
+      summary: c.summary,
+      ...(c.pinned !== undefined ? { pinned: c.pinned } : {}),
+      ...(c.current !== undefined ? { current: c.current } : {}),
+    })),
     ...(result.stderrTail.length > 0 ? { stderr_tail: result.stderrTail } : {}),
     diagnostics,
   };
@@ -71,17 +78,22 @@ export function hintWords(annotations: Readonly<Record<string, unknown>> | undef
   return words.length > 0 ? words.join(', ') : '-';
 }
 
-/** The readable summary printed on stdout (diagnostics go to stderr separately). */
+/**
+ * The readable summary printed on stdout (diagnostics go to stderr separately); terminal-safe,
+ * since the server reports its own name, version, title and tool names.
+ */
 export function probeText(result: ProbeResult): string {
-  const head = `${result.server} (${result.transport})`;
+  const head = terminalSafe(`${result.server} (${result.transport})`);
   if (result.serverInfo === undefined) {
     return `${head}: ${result.launched ? 'did not become ready' : 'not started'}\n`;
   }
   const info = result.serverInfo;
   const lines = [
     head,
-    `  server    ${info.name} ${info.version}${info.title !== undefined ? ` (${info.title})` : ''}`,
-    `  protocol  ${result.protocolVersion ?? '?'}`,
+    terminalSafe(
+      `  server    ${info.name} ${info.version}${info.title !== undefined ? ` (${info.title})` : ''}`,
+    ),
+    terminalSafe(`  protocol  ${result.protocolVersion ?? '?'}`),
     `  ready in  ${String(result.timeToReadyMs ?? '?')} ms`,
     '',
     '',
@@ -89,7 +101,7 @@ export function probeText(result: ProbeResult): string {
   const enabled = result.tools.filter((t) => t.enabled).length;
   if (result.tools.length === 0) {
     lines.push('The server offers no tools.');
-    return `${lines.join('\n')}\n`;
+    return `${lines.join('\n')}\n${changeText(result)}`;
   }
   const rows = result.tools.map((t) => [
     t.name,
@@ -100,5 +112,20 @@ export function probeText(result: ProbeResult): string {
     hintWords(t.annotations),
   ]);
   const table = formatTable(['TOOL', 'ENABLED', 'APPROVAL', 'ASKS', 'PIN', 'HINTS'], rows);
-  return `${lines.join('\n')}${table}\n${countOf(result.tools.length, 'tool')} offered, ${enabled} enabled\n`;
+  return `${lines.join('\n')}${table}\n${countOf(result.tools.length, 'tool')} offered, ${enabled} enabled\n${changeText(result)}`;
+}
+
+/** One line per field that changed since the pin: the server's own parts, then each tool's. */
+function changeLines(result: Pick<ProbeResult, 'drift' | 'serverDrift'>): string[] {
+  return [
+    ...result.serverDrift.map((c) => c.summary),
+    ...result.drift.flatMap((d) => d.changes.map((c) => `tool ${d.tool}: ${c.summary}`)),
+  ].map((line) => terminalSafe(line));
+}
+
+function changeText(result: ProbeResult): string {
+  const lines = changeLines(result);
+  return lines.length === 0
+    ? ''
+    : `\nChanged since the pin:\n${lines.map((l) => `  ${l}`).join('\n')}\n`;
 }

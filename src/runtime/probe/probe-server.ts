@@ -10,15 +10,18 @@ import { checkReadiness, type Readiness } from '../../config/registry/readiness.
 import type { RegistryEntry, ServerDefinition, Transport } from '../../config/registry/types.js';
 import type { CodexVersionFacts } from '../../config/codex/codex-versions.js';
 import { analyzeSurface, type ProbedTool } from './analyze-surface.js';
-import { planLaunch, type Launch, type LaunchContext } from './launch-plan.js';
+import { planLaunch, type Launch, type LaunchContext } from '../upstream/launch-plan.js';
 import type { FailureKind, LiveSurface, LiveTarget, ServerInfo } from './list-tools-live.js';
 import { canonicalJson } from '../../config/snapshot/canonical-json.js';
 import type { ServerLease } from '../../config/snapshot/types.js';
 import type { LockFileContents } from '../../config/lock/lock-file.js';
 import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
-import type { ToolDrift } from './tool-drift.js';
+import type { PartChange, ToolDrift } from './tool-drift.js';
 import { ownValue } from '../../config/registry/own-record.js';
 import { checkAgainstPin, identityChange } from '../../config/lock/pin-check.js';
+import type { ServerPin, ServerSurfacePin } from '../../config/lock/lock-format.js';
+import { keyLocation } from '../../foundation/toml/key-positions.js';
+import { compareServerWithPin, serverSurfaceOf } from './server-drift.js';
 
 export interface ProbeContext extends LaunchContext {
   /** The lock file as read (`readLockFile`); pins are compared against it. */
@@ -49,6 +52,13 @@ export interface ProbeResult {
    */
   readonly lease?: ServerLease;
   readonly drift: readonly ToolDrift[];
+  /**
+   * What the server said of itself (instructions, server info, resources, prompts) as a pin
+   * records it; absent when the server did not become ready.
+   */
+  readonly surface?: ServerSurfacePin;
+  /** How `surface` differs from the pin's (empty when it matches or nothing was pinned). */
+  readonly serverDrift: readonly PartChange[];
   /** The last lines the server wrote to stderr (stdio), credential values masked. */
   readonly stderrTail: readonly string[];
   readonly diagnostics: readonly Diagnostic[];
@@ -157,6 +167,7 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
       launched: false,
       tools: [],
       drift: [],
+      serverDrift: [],
       stderrTail: [],
       diagnostics,
     };
@@ -208,6 +219,7 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
       launched: true,
       tools: [],
       drift: [],
+      serverDrift: [],
       stderrTail,
       diagnostics,
     };
@@ -239,6 +251,18 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
     ctx.codex,
   );
   diagnostics.push(...analysis.diagnostics);
+  const own = serverSurfaceOf(
+    {
+      serverInfo: surface.serverInfoRaw,
+      ...(surface.instructions !== undefined ? { instructions: surface.instructions } : {}),
+      ...surface.catalogs,
+    },
+    plan.secrets,
+  );
+  const serverDrift = pin?.surface !== undefined ? compareServerWithPin(own, pin.surface) : [];
+  if (pin !== undefined && serverDrift.length > 0) {
+    diagnostics.push(serverDriftDiagnostic(pin, serverDrift, ctx.lock));
+  }
   return {
     ok: !hasErrors(diagnostics),
     ...base,
@@ -249,7 +273,24 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
     tools: analysis.tools,
     ...leaseOf(surface, plan.secrets),
     drift: analysis.drift,
+    surface: own,
+    serverDrift,
     stderrTail,
     diagnostics,
   };
+}
+
+/** `server-drift`: what the server says of itself changed since its pin, part by part. */
+function serverDriftDiagnostic(
+  pin: ServerPin,
+  changes: readonly PartChange[],
+  lock: LockFileContents,
+): Diagnostic {
+  const id = pin.server;
+  return diagnostic({
+    code: 'server-drift',
+    message: `server '${id}' changed what it says of itself since it was pinned: ${changes.map((c) => c.summary).join('; ')}. Instructions, server info, resources and prompts reach the model and can redirect what an agent does; review the change, then run \`codex-mmo tool-mcp pin ${id}\` to accept it`,
+    server: id,
+    ...keyLocation(lock.file, lock.positions, ['servers', id]),
+  });
 }

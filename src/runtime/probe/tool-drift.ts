@@ -1,19 +1,22 @@
 /**
- * Compares a tool's current surface with its pin (pure) and describes what changed: which part
- * (description, input schema, annotations) and how — a short word-diff of the description, the
- * JSON paths that changed in the schema, and the annotation values before and after.
+ * Compares a tool's current surface with its pin (pure) and describes what changed: which field
+ * (description, input schema, annotations, and with a lock_version 3 pin every other field as
+ * listed: title, output schema, `_meta`, unknown ones) and how — a short word-diff of a text,
+ * the JSON paths that changed in a schema, the annotation values before and after.
  */
 import type { PinnedTool } from '../../config/lock/lock-format.js';
+import { terminalSafe } from '../../foundation/text/terminal-safe.js';
 import {
   canonicalPart,
   isRecord,
+  listedDefinition,
   surfaceDigests,
-  type SurfacePart,
   type ToolSurface,
 } from './tool-surface.js';
 
 export interface PartChange {
-  readonly part: SurfacePart | 'surface';
+  /** The field that changed (`inputSchema`, `title`, `_meta`, `instructions`, …), or `surface`. */
+  readonly part: string;
   /** One line saying what changed. */
   readonly summary: string;
   /** The pinned value as text (description text or canonical JSON), when recorded. */
@@ -38,10 +41,8 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** JSON-escaped (quotes stripped) so newlines and control characters stay on one line. */
-function visible(text: string): string {
-  return JSON.stringify(text).slice(1, -1);
-}
+/** Terminal-safe, so newlines, control and bidi characters of a description stay on one line. */
+const visible = (text: string): string => terminalSafe(text);
 
 /**
  * A one-line word-diff: `…context[-removed-]{+added+}context…`, from the common prefix and
@@ -173,8 +174,71 @@ function jsonPartChange(
   };
 }
 
+/** How fields are named in summaries (others by their own name). */
+const FIELD_LABELS: Readonly<Record<string, string>> = { inputSchema: 'input schema' };
+/** Fields listed first, in this order; the rest follow sorted. */
+const FIELD_ORDER = ['description', 'inputSchema', 'annotations'];
+
+/** The text of a value as reports show it: a string itself, anything else canonical JSON. */
+function textOfValue(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : canonicalPart(value);
+}
+
+/** What changed in one field (`label` names it), from its value before to its value now. */
+export function fieldChange(
+  part: string,
+  label: string,
+  before: unknown,
+  after: unknown,
+): PartChange {
+  const pinnedText = textOfValue(before);
+  const currentText = textOfValue(after);
+  const texts = {
+    ...(pinnedText !== undefined ? { pinned: pinnedText } : {}),
+    ...(currentText !== undefined ? { current: currentText } : {}),
+  };
+  if (after === undefined) return { part, summary: `${label} removed`, ...texts };
+  if (typeof after === 'string' && (before === undefined || typeof before === 'string')) {
+    const verb = before === undefined ? 'added' : 'changed';
+    return { part, summary: `${label} ${verb}: ${shortDiff(before ?? '', after)}`, ...texts };
+  }
+  if (before === undefined) return { part, summary: `${label} added`, ...texts };
+  const paths = jsonChanges(before, after);
+  return {
+    part,
+    summary: paths.length === 0 ? `${label} changed` : `${label} changed at ${listPaths(paths)}`,
+    ...texts,
+  };
+}
+
+/** Every field that differs between two JSON objects, known fields first (`name` excluded). */
+export function objectChanges(
+  before: Readonly<Record<string, unknown>>,
+  after: Readonly<Record<string, unknown>>,
+  labels: Readonly<Record<string, string>> = FIELD_LABELS,
+  order: readonly string[] = FIELD_ORDER,
+): PartChange[] {
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])]
+    .filter((key) => key !== 'name')
+    .sort((a, b) => {
+      const ia = order.includes(a) ? order.indexOf(a) : order.length;
+      const ib = order.includes(b) ? order.indexOf(b) : order.length;
+      return ia !== ib ? ia - ib : a < b ? -1 : a > b ? 1 : 0;
+    });
+  const changes: PartChange[] = [];
+  for (const key of keys) {
+    const was = Object.hasOwn(before, key) ? before[key] : undefined;
+    const now = Object.hasOwn(after, key) ? after[key] : undefined;
+    if (textOfValue(was) === textOfValue(now) && typeof was === typeof now) continue;
+    changes.push(fieldChange(key, labels[key] ?? key, was, now));
+  }
+  return changes;
+}
+
 /**
- * What changed in `tool` since it was pinned, or `undefined` when its digest still matches.
+ * What changed in `tool` since it was pinned, or `undefined` when it still matches: every field
+ * as listed when the pin recorded them (`listedDigest`), else the known surface's digest.
  * `tool` must already be masked for display; `digests` are those of the unmasked surface.
  */
 export function compareWithPin(
@@ -182,6 +246,21 @@ export function compareWithPin(
   digests: ReturnType<typeof surfaceDigests>,
   pinned: PinnedTool,
 ): ToolDrift | undefined {
+  if (pinned.listedDigest !== undefined) {
+    if (digests.listed === pinned.listedDigest) return undefined;
+    const before = parseJson(pinned.listed);
+    const changes =
+      before.ok && isRecord(before.value)
+        ? objectChanges(before.value, listedDefinition(tool))
+        : [];
+    return {
+      tool: tool.name,
+      changes:
+        changes.length > 0
+          ? changes
+          : [{ part: 'surface', summary: 'the tool definition changed (not in its shown text)' }],
+    };
+  }
   if (digests.digest === pinned.digest) return undefined;
   // per-part digests tell exactly which part changed; without them compare the recorded texts
   const hasPartDigests = pinned.inputSchemaDigest !== undefined;

@@ -1,7 +1,8 @@
 /**
- * A tool's surface as an MCP server offers it (name, description, input schema, annotations) and
- * the digests `tool-mcp pin` records for it: one over the whole surface and one per part, each
- * `sha256:<hex>` of canonical JSON, so a later probe can say exactly which part changed.
+ * A tool's surface as an MCP server offers it (name, description, input schema, annotations, and
+ * the whole definition as listed) and the digests `tool-mcp pin` records for it: one over the
+ * known surface, one per part and one over every field as listed (`listed`), each `sha256:<hex>`
+ * of canonical JSON, so a later probe can say exactly which field changed.
  */
 
 import { canonicalJson, sha256Hex } from '../../config/snapshot/canonical-json.js';
@@ -13,6 +14,11 @@ export interface ToolSurface {
   readonly description?: string;
   readonly inputSchema: Readonly<Record<string, unknown>>;
   readonly annotations?: Readonly<Record<string, unknown>>;
+  /**
+   * The whole tool exactly as listed (plain JSON): every field, `title`, `outputSchema`, `_meta`
+   * and annotation keys Codex does not know included. Absent: the known fields above.
+   */
+  readonly definition?: Readonly<Record<string, unknown>>;
 }
 
 /** Most `tools/list` pages followed before the server is considered broken. */
@@ -49,6 +55,8 @@ export interface SurfaceDigests {
   readonly description?: string;
   readonly inputSchema: string;
   readonly annotations?: string;
+  /** Of the whole tool as listed (`listedDefinition`). */
+  readonly listed: string;
 }
 
 /** Drops `undefined` members and anything else JSON cannot carry, giving plain JSON data. */
@@ -84,10 +92,30 @@ export function surfaceDigests(tool: ToolSurface): SurfaceDigests {
     description?: string;
     inputSchema: string;
     annotations?: string;
-  } = { digest: jsonDigest(whole), inputSchema: jsonDigest(tool.inputSchema) };
+    listed: string;
+  } = {
+    digest: jsonDigest(whole),
+    inputSchema: jsonDigest(tool.inputSchema),
+    listed: jsonDigest(listedDefinition(tool)),
+  };
   if (tool.description !== undefined) out.description = jsonDigest(tool.description);
   if (tool.annotations !== undefined) out.annotations = jsonDigest(tool.annotations);
   return out;
+}
+
+/** The whole tool as listed: its `definition`, else the known fields of the surface. */
+export function listedDefinition(tool: ToolSurface): Readonly<Record<string, unknown>> {
+  if (tool.definition !== undefined) return tool.definition;
+  const out: Record<string, unknown> = { name: tool.name, inputSchema: tool.inputSchema };
+  if (tool.title !== undefined) out.title = tool.title;
+  if (tool.description !== undefined) out.description = tool.description;
+  if (tool.annotations !== undefined) out.annotations = tool.annotations;
+  return out;
+}
+
+/** The `listed` digest of one raw `tools/list` entry: every field, as plain JSON. */
+export function listedDigest(raw: Readonly<Record<string, unknown>>): string {
+  return jsonDigest(raw);
 }
 
 /** Converts one raw `tools/list` entry (already schema-checked by the SDK) into a surface. */
@@ -97,6 +125,7 @@ export function toolSurfaceOf(raw: {
   description?: string | undefined;
   inputSchema: unknown;
   annotations?: unknown;
+  definition?: Readonly<Record<string, unknown>>;
 }): ToolSurface {
   const inputSchema = plainJson(raw.inputSchema);
   const annotations = plainJson(raw.annotations);
@@ -106,6 +135,7 @@ export function toolSurfaceOf(raw: {
     description?: string;
     inputSchema: Record<string, unknown>;
     annotations?: Record<string, unknown>;
+    definition?: Readonly<Record<string, unknown>>;
   } = {
     name: raw.name,
     inputSchema: isRecord(inputSchema) ? inputSchema : {},
@@ -113,6 +143,7 @@ export function toolSurfaceOf(raw: {
   if (raw.title !== undefined) out.title = raw.title;
   if (raw.description !== undefined) out.description = raw.description;
   if (isRecord(annotations)) out.annotations = annotations;
+  if (raw.definition !== undefined) out.definition = raw.definition;
   return out;
 }
 

@@ -12,8 +12,12 @@ import {
   approvalModeAsks,
   classifyCodexVersion,
   codexFacts,
+  isOfferedNamespace,
   offeredNameCollisions,
+  offeredNamespace,
   offeredServerName,
+  serverOfFlatName,
+  serverOfNamespace,
   supportedSeriesText,
   versionGatedMcpServerKeys,
   versionGatedTopLevelKeys,
@@ -141,6 +145,58 @@ describe('server names', () => {
         ['mmo-mesh', 'mmo_mesh'],
       ]);
       expect(offeredNameCollisions(facts, ['a-b', 'a_c'])).toEqual([]);
+    }
+  });
+
+  it('gives each server ID one namespace, case kept and nothing appended, on every version', () => {
+    for (const facts of CODEX_VERSIONS) {
+      expect(offeredNamespace(facts, 'everything-http')).toBe('mcp__everything_http');
+      expect(offeredNamespace(facts, 'a__')).toBe('mcp__a__');
+      expect(offeredNamespace(facts, 'q---')).toBe('mcp__q___');
+      expect(offeredNamespace(facts, 'Mixed-Case')).toBe('mcp__Mixed_Case');
+    }
+  });
+
+  it('reads a namespace back to exactly one server of the process, or to none', () => {
+    const ids = ['a', 'a__', 'a-b', 'x-y', 'x_y', 'Mixed-Case'];
+    for (const facts of CODEX_VERSIONS) {
+      expect(serverOfNamespace(facts, 'mcp__a', ids)).toBe('a');
+      expect(serverOfNamespace(facts, 'mcp__a__', ids)).toBe('a__');
+      expect(serverOfNamespace(facts, 'mcp__a_b', ids)).toBe('a-b');
+      expect(serverOfNamespace(facts, 'mcp__Mixed_Case', ids)).toBe('Mixed-Case');
+      // two servers under one name, a look-alike, a hashed name, another case: none
+      expect(serverOfNamespace(facts, 'mcp__x_y', ids)).toBeUndefined();
+      expect(serverOfNamespace(facts, 'mcp__a-b', ids)).toBeUndefined();
+      expect(serverOfNamespace(facts, 'mcp__a_b__', ids)).toBeUndefined();
+      expect(serverOfNamespace(facts, 'mcp__a_b_0123456789ab', ids)).toBeUndefined();
+      expect(serverOfNamespace(facts, 'mcp__mixed_case', ids)).toBeUndefined();
+      expect(serverOfNamespace(facts, 'a_b', ids)).toBeUndefined();
+      // the same ID twice is still one server
+      expect(serverOfNamespace(facts, 'mcp__a_b', ['a-b', 'a-b'])).toBe('a-b');
+    }
+  });
+
+  it('reads a flat function name back only when one server can have offered it', () => {
+    for (const facts of CODEX_VERSIONS) {
+      expect(serverOfFlatName(facts, 'mcp__a_b__get_sum', ['a-b', 'c'])).toEqual([
+        'a-b',
+        'get_sum',
+      ]);
+      expect(serverOfFlatName(facts, 'mcp__a__one', ['a', 'b'])).toEqual(['a', 'one']);
+      // `a`'s `__one` or `a__`'s `one`: neither
+      expect(serverOfFlatName(facts, 'mcp__a____one', ['a', 'a__'])).toBeUndefined();
+      expect(serverOfFlatName(facts, 'mcp__a-b__one', ['a-b'])).toBeUndefined();
+      expect(serverOfFlatName(facts, 'mcp__zz__one', ['a-b'])).toBeUndefined();
+    }
+  });
+
+  it('accepts exactly the offered or the hashed namespace of a server', () => {
+    for (const facts of CODEX_VERSIONS) {
+      expect(isOfferedNamespace(facts, 'mcp__a_b', 'a-b', false)).toBe(true);
+      expect(isOfferedNamespace(facts, 'mcp__a_b__', 'a-b', false)).toBe(false);
+      expect(isOfferedNamespace(facts, 'mcp__a_b_0123456789ab', 'a-b', true)).toBe(true);
+      expect(isOfferedNamespace(facts, 'mcp__a_b_0123456789ab', 'a-b', false)).toBe(false);
+      expect(isOfferedNamespace(facts, 'mcp__a_b', 'a-b', true)).toBe(false);
     }
   });
 

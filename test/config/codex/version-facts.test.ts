@@ -22,7 +22,9 @@ import {
   approvalModeAsks,
   classifyCodexVersion,
   offeredNameCollisions,
+  offeredNamespace,
   offeredServerName,
+  serverOfNamespace,
   versionGatedMcpServerKeys,
   versionGatedTopLevelKeys,
   type ApprovalHints,
@@ -345,8 +347,9 @@ describe(`${V}: offered server names and the Responses request shape`, () => {
         ? [{ type: 'message', text: 'done' }]
         : [{ type: 'function_call', namespace: 'mcp__c_d', name: 'one', arguments: {} }],
     );
-    // `a-b` and `a_b` map to one name, `c-d` keeps `c_d`, `x.y` needs the newer rule
-    const ids = ['a-b', 'a_b', 'c-d', 'x.y'];
+    // `a-b` and `a_b` map to one name, `c-d` keeps `c_d`, `x.y` needs the newer rule; `a`,
+    // `a__`, `q---` and `Mixed-Case` keep names of their own (case kept, nothing appended)
+    const ids = ['a-b', 'a_b', 'c-d', 'x.y', 'a', 'a__', 'q---', 'Mixed-Case'];
     const servers: TomlTable = {};
     for (const id of ids)
       servers[id] = { command: process.execPath, args: [ECHO, '--tools', 'one'] };
@@ -376,6 +379,13 @@ describe(`${V}: offered server names and the Responses request shape`, () => {
       n.replace(/_[0-9a-f]{12}$/, '_<hash>'),
     );
     expect(offered.sort(), `${V}: offered names`).toEqual(expected.sort());
+    // each unhashed namespace reads back to exactly its own server
+    for (const namespace of Object.keys(first?.offeredTools.mcp ?? {})) {
+      if (/_[0-9a-f]{12}$/.test(namespace)) continue;
+      const id = serverOfNamespace(facts, `mcp__${namespace}`, ids);
+      expect(id, namespace).toBeDefined();
+      expect(offeredNamespace(facts, id ?? ''), namespace).toBe(`mcp__${namespace}`);
+    }
 
     const body = first?.body ?? {};
     const placement =

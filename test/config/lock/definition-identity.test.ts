@@ -131,7 +131,7 @@ describe('the lock stores identities', () => {
 
   it('round-trips a pin with its definition and offered tools', () => {
     const text = renderLock({ servers: { fs: pin } });
-    expect(text).toContain('lock_version = 2');
+    expect(text).toContain('lock_version = 3');
     const parsed = parseLock(new TextEncoder().encode(text), '/l');
     expect(parsed.diagnostics).toEqual([]);
     expect(parsed.lock.servers.fs?.definition).toEqual(JSON.parse(JSON.stringify(identity)));

@@ -7,6 +7,7 @@ import { readLock, readLockFile, writeLock } from '../../../src/config/lock/lock
 import {
   LOCK_HEADER,
   parseLock,
+  pinsOf,
   renderLock,
   sameServerPin,
   withServerPin,
@@ -59,7 +60,62 @@ describe('lock format', () => {
     expect(parsed.lock.servers.firecrawl?.tools[1]?.description).toBe(
       'Search the web.\nSecond "line".',
     );
-    expect((parse(text) as { lock_version: number }).lock_version).toBe(2);
+    expect((parse(text) as { lock_version: number }).lock_version).toBe(3);
+  });
+
+  it('round-trips what a server says of itself and every field of its tools (lock_version 3)', () => {
+    const pin = {
+      server: 'web',
+      surface: {
+        serverInfo: { digest: d('5'), text: '{"name":"web","version":"1"}' },
+        instructions: { digest: d('6'), text: 'Use search first.' },
+        prompts: { digest: d('7'), text: '[{"name":"greet"}]' },
+      },
+      tools: [
+        {
+          name: 'search',
+          digest: d('1'),
+          listedDigest: d('8'),
+          listed: '{"_meta":{"x":1},"name":"search","title":"Search"}',
+        },
+      ],
+    };
+    const text = renderLock({ servers: { web: pin } });
+    expect(text).toContain('instructions = "Use search first."');
+    expect(text).toContain(`instructions_digest = "${d('6')}"`);
+    expect(text).toContain(`listed_digest = "${d('8')}"`);
+    const parsed = parseLock(new TextEncoder().encode(text), '/l');
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.lock.servers.web).toEqual(pin);
+    expect(pinsOf(parsed.lock).web).toEqual([
+      { name: 'search', digest: d('1'), listed_digest: d('8') },
+    ]);
+  });
+
+  it('reads a lock_version 2 pin, which has no server surface or listed tools', () => {
+    const text = ['lock_version = 2', '[servers.old.tools.t]', `digest = "${d('a')}"`].join('\n');
+    const parsed = parseLock(new TextEncoder().encode(text), '/l');
+    expect(parsed.usable).toBe(true);
+    expect(parsed.diagnostics).toEqual([]);
+    expect(parsed.lock.servers.old?.surface).toBeUndefined();
+    expect(parsed.lock.servers.old?.tools[0]?.listedDigest).toBeUndefined();
+  });
+
+  it('drops a pin whose server surface is malformed or lacks instructions', () => {
+    const text = [
+      'lock_version = 3',
+      '[servers.bad]',
+      'instructions_digest = "nope"',
+      `server_info_digest = "${d('1')}"`,
+      '[servers.half]',
+      `server_info_digest = "${d('1')}"`,
+    ].join('\n');
+    const parsed = parseLock(new TextEncoder().encode(text), '/l');
+    expect(Object.keys(parsed.lock.servers)).toEqual([]);
+    expect(parsed.diagnostics.map((x) => [x.code, x.path])).toEqual([
+      ['lock-file-invalid', 'servers.bad.instructions_digest'],
+      ['lock-file-invalid', 'servers.half'],
+    ]);
   });
 
   it('reports invalid entries with position and keeps valid servers', () => {

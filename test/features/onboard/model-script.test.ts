@@ -40,15 +40,17 @@ function request(namespaces: Record<string, string[]>): ModelRequest {
 const call = (tool: string, r: ModelRequest): unknown => itemsOfStep({ tool, arguments: {} }, r)[0];
 
 describe('tool steps', () => {
-  it('map a hyphenated server and tool to the names Codex offers (both namespace forms)', () => {
-    for (const namespace of ['mcp__my_notes', 'mcp__my_notes__']) {
-      const r = request({ mcp__other: ['x'], [namespace]: ['take_note'] });
-      expect(call('my-notes.take-note', r)).toMatchObject({
-        type: 'function_call',
-        namespace,
-        name: 'take_note',
-      });
-    }
+  it('map a hyphenated server and tool to the names Codex offers', () => {
+    const r = request({ mcp__other: ['x'], mcp__my_notes: ['take_note'] });
+    expect(call('my-notes.take-note', r)).toMatchObject({
+      type: 'function_call',
+      namespace: 'mcp__my_notes',
+      name: 'take_note',
+    });
+    // `mcp__my_notes__` is where Codex offers a server `my_notes__`, not `my-notes`
+    const other = request({ mcp__my_notes__: ['take_note'] });
+    expect(call('my-notes.take-note', other)).toMatchObject({ namespace: 'mcp__my_notes' });
+    expect(call('my_notes__.take-note', other)).toMatchObject({ namespace: 'mcp__my_notes__' });
   });
 
   it('pick the hashed namespace of colliding servers that offers the tool', () => {
@@ -74,8 +76,11 @@ describe('when_offered', () => {
     ],
   };
   it('matches a hyphenated server ID by the name Codex offers it under', () => {
-    expect(sectionFor(script, request({ mcp__my_notes__: ['take_note'] }))?.steps).toEqual([
+    expect(sectionFor(script, request({ mcp__my_notes: ['take_note'] }))?.steps).toEqual([
       { reply: 'notes' },
+    ]);
+    expect(sectionFor(script, request({ mcp__my_notes__: ['take_note'] }))?.steps).toEqual([
+      { reply: 'any' },
     ]);
     expect(sectionFor(script, request({ mcp__my_notes_0123456789ab: ['a'] }))?.steps).toEqual([
       { reply: 'notes' },

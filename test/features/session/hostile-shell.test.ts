@@ -166,9 +166,12 @@ describe.each<Mode>(['read-only', 'workspace-write', 'full-access'])(
 
       if (mode !== 'full-access') {
         expect(everything).toContain('READS-DONE');
-        // hidden by the container's masks (no such file) or by Codex's deny entries (denied)
-        expect(everything).toMatch(/credentials\.env: (Permission denied|No such file)/);
-        expect(everything).toMatch(/auth\.json: (Permission denied|No such file)/);
+        // hidden by the container's masks or the private /tmp of the host view (no such file, or
+        // the deny entry's mount point Codex's sandbox makes there), or by Codex's deny entries
+        expect(everything).toMatch(
+          /credentials\.env: (Permission denied|No such file|Not a directory)/,
+        );
+        expect(everything).toMatch(/auth\.json: (Permission denied|No such file|Not a directory)/);
       }
 
       // the project's own config never loaded: its server neither ran nor was offered

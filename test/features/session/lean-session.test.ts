@@ -1,7 +1,8 @@
 /**
  * What a team costs in processes, with real Codex: while a lead and the worker it spawned are
  * both at work, each granted a required server of its own, the session's processes are the
- * supervisor, the two Codex processes, their two servers and the container inits — no relay per
+ * supervisor, the two Codex processes, their two servers, the container inits and the bwrap of
+ * each Codex process's host view — no relay per
  * server, no `mmo_mesh` process, no Node launcher above Codex. Both homes name the gateway's one
  * loopback URL for their Tool MCP servers (and the lead's for `mmo_mesh`), with token variables
  * only.
@@ -61,9 +62,11 @@ describe('a lean team', () => {
               ? 'server'
               : /\bcodex\.js\b/.test(cmdline)
                 ? 'launcher'
-                : /\/codex (exec|app-server)/.test(cmdline)
+                : /^\S*\/codex (exec|app-server)/.test(cmdline)
                   ? 'codex'
-                  : 'other',
+                  : /^\S*\/bwrap /.test(cmdline)
+                    ? 'view'
+                    : 'other',
     );
     const count = (kind: string): number => kinds.filter((k) => k === kind).length;
     const shown = running.map((p, i) => `${kinds[i] ?? ''} ${p.cmdline.slice(0, 160)}`).join('\n');
@@ -72,6 +75,8 @@ describe('a lean team', () => {
     expect(count('mesh'), shown).toBe(0);
     expect(count('launcher'), shown).toBe(0);
     expect(count('codex'), shown).toBe(2);
+    // each Codex process in its host view, built by one bwrap above it
+    expect(count('view'), shown).toBe(2);
     expect(count('server'), shown).toBe(2);
 
     const homes = join(scripted.world.stateDir, 'sessions', id, 'homes');

@@ -2,7 +2,9 @@
  * Finding credential values in what a client sends: literal, base64 at every byte alignment, in
  * both alphabets, wrapped or spaced, hex in either case with any separators and prefixes,
  * URL-encoded once or more; numbers by their decimal text, object keys, arrays joined as text or
- * bytes, values split over several strings; nothing found in unrelated text; short values only as
+ * bytes, character codes (nested too), one key's values across objects, a key with its value,
+ * values split over several strings, zero-width characters and soft hyphens removed first;
+ * nothing found in unrelated text or numbers; short values only as
  * whole tokens. Properties check every encoding of random values at random places.
  */
 import fc from 'fast-check';
@@ -11,8 +13,8 @@ import { describe, expect, it } from 'vitest';
 import {
   credentialMatcher,
   findCredentialIn,
-  numberTexts,
 } from '../../../src/foundation/diagnostics/credential-scan.js';
+import { numberTexts } from '../../../src/foundation/diagnostics/credential-text.js';
 
 const SECRET = 'sk-live-4f9a2c7e1b';
 const DIGITS = '80417362519';
@@ -59,6 +61,45 @@ describe('credential scan', () => {
     expect(findCredentialIn({ chars: SECRET.split('') }, matcher)).toBe('literal');
     expect(findCredentialIn({ bytes: [...Buffer.from(SECRET)] }, matcher)).toBe('literal');
     expect(findCredentialIn({ uri: `https://x.test/?k=${SECRET}` }, matcher)).toBe('literal');
+  });
+
+  it('finds values as character codes, across content items, keys and zero-width characters', () => {
+    const codes = (t: string): number[] => Array.from(t).map((c) => c.codePointAt(0) ?? 0);
+    expect(findCredentialIn({ codes: codes(`x ${SECRET}`) }, matcher)).toBe('literal');
+    expect(findCredentialIn({ d: [codes('sk-live'), [codes('-4f9a2c7e1b')]] }, matcher)).toBe(
+      'literal',
+    );
+    expect(findCredentialIn({ codes: codes(hex(SECRET)) }, matcher)).toBe('hex');
+    const items = [
+      { type: 'text', text: 'sk-live-' },
+      { type: 'text', text: '4f9a2c7e1b' },
+    ];
+    expect(findCredentialIn({ content: items }, matcher)).toBe('literal');
+    expect(findCredentialIn({ 'sk-live-': '4f9a2c7e1b' }, matcher)).toBe('literal');
+    for (const mark of ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad']) {
+      expect(findCredentialIn({ q: Array.from(SECRET).join(mark) }, matcher), mark).toBe('literal');
+      expect(findCredentialIn({ q: Array.from('abc').join(mark) }, matcher), mark).toBe('literal');
+      const b64 = Buffer.from(SECRET).toString('base64');
+      expect(findCredentialIn({ q: `${b64.slice(0, 5)}${mark}${b64.slice(5)}` }, matcher)).toBe(
+        'base64',
+      );
+    }
+    // numbers that spell nothing, and a huge text holding nothing
+    expect(
+      findCredentialIn(
+        { codes: codes('hello world'), n: [1, 2, 3], big: 'x '.repeat(1e5) },
+        matcher,
+      ),
+    ).toBeUndefined();
+  });
+
+  it('finds a value split across two long parts, each clipped to its ends', () => {
+    const head = `${'lorem '.repeat(50_000)}sk-live-`;
+    const tail = `4f9a2c7e1b${' ipsum'.repeat(50_000)}`;
+    expect(findCredentialIn({ content: [{ text: head }, { text: tail }] }, matcher)).toBe(
+      'literal',
+    );
+    expect(findCredentialIn({ a: head, b: tail }, matcher)).toBe('literal');
   });
 
   it('finds hex with separators and prefixes, in either case', () => {

@@ -12,6 +12,7 @@ import {
   maskSecrets,
   safeCut,
 } from '../../../src/foundation/diagnostics/mask-secrets.js';
+import { terminalSafe } from '../../../src/foundation/text/terminal-safe.js';
 
 describe('maskSecrets', () => {
   it('replaces every credential value, longest first', () => {
@@ -114,6 +115,14 @@ describe('encoded forms of a value', () => {
     expect(masked).not.toContain(JSON.stringify(secret).slice(1, -1));
     expect(masked).not.toContain(encodeURIComponent(secret));
     expect(masked).not.toContain(Buffer.from(secret).toString('base64').replace(/=+$/, ''));
+  });
+
+  it('masks the terminal-safe form of a value with control characters', () => {
+    const multiline = '-----BEGIN KEY-----\nabc\u001bdef\r\n-----END KEY-----';
+    const shown = `error: ${terminalSafe(`bad key ${multiline} given`)}`;
+    expect(shown).toContain('abc\\x1bdef\\r\\n');
+    const masked = maskSecrets(shown, [multiline]);
+    expect(masked).toBe('error: bad key *** given');
   });
 
   it('masks every form in a stream split at any point', () => {

@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 
 import { approvalKeyPath, requestProof } from '../../../src/runtime/approvals/approval-auth.js';
 import { askSupervisor } from '../../../src/runtime/approvals/approval-client.js';
+import { thisProcess } from '../../../src/foundation/process/socket-listener.js';
 import { ApprovalQueue } from '../../../src/runtime/approvals/approval-queue.js';
 import {
   ApprovalSocket,
@@ -79,7 +80,7 @@ describe('the approval socket', () => {
     try {
       expect((await stat(socket.path)).mode & 0o777).toBe(0o600);
       const answer = queue.ask(ASK);
-      const listed = await askSupervisor(socket.path, key, { method: 'list' });
+      const listed = await askSupervisor(socket.path, thisProcess(), key, { method: 'list' });
       expect('approvals' in listed && listed.approvals.map((a) => a.id)).toEqual(['a1']);
       const forged = {
         method: 'answer',
@@ -88,25 +89,25 @@ describe('the approval socket', () => {
         reason: 'no',
         user: 'operator',
       } as const;
-      const reply = await askSupervisor(socket.path, key, forged);
+      const reply = await askSupervisor(socket.path, thisProcess(), key, forged);
       const me = await userOfUid(process.getuid?.() ?? -1);
       expect(reply).toMatchObject({ answer: { decision: 'deny', by: me, reason: 'no' } });
       expect(me).not.toBe('operator');
       expect(await answer).toMatchObject({ decision: 'deny', how: 'cli', by: me });
-      const again = await askSupervisor(socket.path, key, {
+      const again = await askSupervisor(socket.path, thisProcess(), key, {
         method: 'answer',
         request: 'a1',
         decision: 'approve',
       });
       expect(again).toMatchObject({ error: { code: 'answered' } });
-      const bad = await askSupervisor(socket.path, key, { method: 'nope' } as never);
+      const bad = await askSupervisor(socket.path, thisProcess(), key, { method: 'nope' } as never);
       expect(bad).toMatchObject({ error: { code: 'invalid' } });
     } finally {
       await socket.close();
     }
-    await expect(askSupervisor(socket.path, key, { method: 'list' })).rejects.toThrow(
-      /cannot reach/,
-    );
+    await expect(
+      askSupervisor(socket.path, thisProcess(), key, { method: 'list' }),
+    ).rejects.toThrow(/cannot reach/);
   });
 
   it('refuses and reports a caller without the key, with a wrong key, or replaying an exchange', async () => {
@@ -118,7 +119,7 @@ describe('the approval socket', () => {
         { method: 'answer', request: 'a1', decision: 'approve', user: 'operator' },
       ]);
       expect(bare.at(-1)).toContain('"unauthenticated"');
-      const wrong = await askSupervisor(socket.path, randomBytes(32), {
+      const wrong = await askSupervisor(socket.path, thisProcess(), randomBytes(32), {
         method: 'answer',
         request: 'a1',
         decision: 'approve',
@@ -168,7 +169,7 @@ describe('the approval socket', () => {
     });
     try {
       void queue.ask(ASK);
-      const reply = await askSupervisor(socket.path, key, {
+      const reply = await askSupervisor(socket.path, thisProcess(), key, {
         method: 'answer',
         request: 'a1',
         decision: 'approve',
@@ -185,7 +186,7 @@ describe('the approval socket', () => {
     const { queue, socket, key } = await started({ peerOf: () => Promise.resolve(undefined) });
     try {
       void queue.ask(ASK);
-      const reply = await askSupervisor(socket.path, key, {
+      const reply = await askSupervisor(socket.path, thisProcess(), key, {
         method: 'answer',
         request: 'a1',
         decision: 'approve',
@@ -208,9 +209,9 @@ describe('the approval socket', () => {
     });
     await new Promise<void>((resolve) => fake.listen(path, resolve));
     try {
-      await expect(askSupervisor(path, randomBytes(32), { method: 'list' })).rejects.toThrow(
-        /did not prove/,
-      );
+      await expect(
+        askSupervisor(path, thisProcess(), randomBytes(32), { method: 'list' }),
+      ).rejects.toThrow(/did not prove/);
     } finally {
       fake.close();
     }

@@ -142,7 +142,7 @@ async function pendingApproval(world: World, id: string): Promise<Approval> {
   let found: Approval | undefined;
   await waitFor(async () => {
     const listed = await runInWorld(world, ['session', 'approvals', id, '--json']);
-    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.code, listed.stderr + listed.stdout).toBe(0);
     found = (JSON.parse(listed.stdout) as { approvals: Approval[] }).approvals[0];
     return found !== undefined;
   }, 90_000);

@@ -1,16 +1,15 @@
 /**
  * The session's control channels against the model's own shell, with real `codex exec` and a
- * scripted model: the root role works with `workspace-write` and `network_access = true`, so its
- * sandboxed shell can connect to Unix sockets. While a participant's tool call waits for a person,
- * the root's shell reads the approval key, sends the approval socket bare requests (a forged user
- * among them) and a request proven with a guessed key, asks the mmo_mesh broker for the approval
- * feed without and with a guessed token, and presents a guessed token and none to the gateway's
- * loopback endpoint. Every
- * attempt is refused and recorded, the call never reaches the server while it waits, and the
- * person's `session approve` from outside still answers it, recorded as that OS user. The
- * sockets lie outside the state dir here (a state dir too deep for a socket path): inside it, the
- * shell cannot reach them at all.
+ * scripted model: the root role works with `workspace-write` and `network_access = true`. While a
+ * participant's tool call waits for a person, the root's shell tries to read the approval key, to
+ * reach the approval socket and the mmo_mesh broker (the host view lets it connect to no Unix
+ * socket), to present tokens to the gateway's loopback endpoint and the model wire, and to take
+ * the approval socket's place. Every attempt fails, the call never reaches the server while it
+ * waits, and the person's `session approve` from outside still answers it, recorded as that OS
+ * user. A same-user process outside the session that takes the socket's place is refused by the
+ * CLI, which first checks that the socket's listener is the session's supervisor.
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
@@ -231,20 +230,17 @@ describe('a hostile shell with network access against the control channels', () 
     const result = JSON.parse(line?.slice('CHANNELS-RESULT '.length) ?? '{}') as ChannelsResult;
 
     // the shell cannot list the session's directory (behind masks it shows only the way to the
-    // process's own home) nor read the key; it can connect to every socket
+    // process's own home) nor read the key
     expect(result.listing).toMatch(/^(E[A-Z]+|homes)$/);
     expect(result.key).toMatch(/^E[A-Z]+$/);
     // nor remove or overwrite it
     expect(result.unlinkKey).toMatch(/^E[A-Z]+$/);
     expect(result.overwriteKey).toMatch(/^E[A-Z]+$/);
-    for (const attempt of [result.bareList, result.bareAnswer, result.guessedKey]) {
-      expect(attempt.connected).toBe(true);
-      expect(codes(attempt)).toEqual(['challenge', 'unauthenticated']);
+    // the host view lets it connect to no Unix socket of the host: not the approvals, not mmo_mesh
+    for (const attempt of [result.bareList, result.bareAnswer, result.guessedKey, result.mesh]) {
+      expect(attempt.connected, JSON.stringify(attempt)).toBe(false);
+      expect(attempt.replies).toEqual([]);
     }
-    expect(result.mesh.connected).toBe(true);
-    expect(codes(result.mesh)).not.toContain('RESULT');
-    expect(codes(result.mesh).filter((c) => c === 'refused').length).toBeGreaterThanOrEqual(1);
-    expect(result.mesh.replies.join('\n')).not.toContain('approval.requested');
     expect(result.gateway.map((g) => g.status)).toEqual([401, 401, 401]);
     for (const g of result.gateway) expect(g.body).toContain('[no-token]');
 
@@ -288,20 +284,10 @@ describe('a hostile shell with network access against the control channels', () 
         how: 'cli',
       }),
     ]);
-    const refused = records.filter((r) => r.type === 'refused');
-    expect(refused.map((r) => r.code)).toEqual([
-      'unauthenticated',
-      'unauthenticated',
-      'unauthenticated',
-    ]);
-    expect(refused.map((r) => r.method)).toEqual(['list', 'answer', 'answer']);
-    // the kernel names the peer: a process of the model's sandbox (its own PID namespace)
-    for (const r of refused) {
-      expect(typeof r.peer_pid).toBe('number');
-      expect(r.peer_sandboxed).toBe(true);
-    }
+    // nothing of the shell's reached the approval socket, so nothing was refused there
+    expect(records.filter((r) => r.type === 'refused')).toEqual([]);
     const events = await readFile(join(dir, 'events.jsonl'), 'utf8');
-    expect(events.match(/"approval\.refused"/g)).toHaveLength(3);
+    expect(events).not.toContain('"approval.refused"');
     expect(`${events}\n${JSON.stringify(records)}`).not.toContain('operator');
     // the key is gone with the session
     expect(existsSync(join(dir, 'approvals.key'))).toBe(false);
@@ -328,7 +314,7 @@ describe('a hostile shell with network access against the control channels', () 
     expect(sandboxed.stdout).not.toContain('approval-channel-unprotected');
   }, 120_000);
 
-  it('cannot pass off an answer by taking the socket’s place: the CLI refuses an unproven reply', async () => {
+  it('cannot pass off an answer by taking the socket’s place: the CLI refuses a listener not the session’s', async () => {
     newAttack(1_000);
     // the state directory of these tests lies under /tmp, a writable root of workspace-write
     const w = await guardedWorld();
@@ -341,10 +327,20 @@ describe('a hostile shell with network access against the control channels', () 
         .map((a) => `'${a}'`)
         .join(' '),
     );
+    // from the model's shell, the socket's directory is out of reach
     await waitFor(() => existsSync(ready), 90_000);
+    expect(await readFile(ready, 'utf8')).toMatch(/^failed E[A-Z]+$/);
+    // a same-user process outside the session can take the socket's place
+    const outsideReady = join(w.root, 'OUTSIDE-READY');
+    const outside = spawn(process.execPath, [FAKE, String(record.approvals_socket), outsideReady], {
+      stdio: 'ignore',
+    });
+    await waitFor(() => existsSync(outsideReady), 30_000);
+    expect(await readFile(outsideReady, 'utf8')).toBe('listening');
     const approved = await runInWorld(w, ['session', 'approve', id, 'a1']);
     expect(approved.code).toBe(1);
-    expect(approved.stderr).toContain("did not prove it holds this session's approval key");
+    // the socket's listener is not the session's supervisor: the CLI sends it nothing
+    expect(approved.stderr).toContain('error[listener-not-verified]');
     const listed = await runInWorld(w, ['session', 'approvals', id, '--json']);
     expect(listed.stdout).not.toContain('operator');
     const done = await exec.done;
@@ -353,5 +349,6 @@ describe('a hostile shell with network access against the control channels', () 
     const records = await readFile(join(dir, 'approvals.jsonl'), 'utf8');
     expect(records).toMatch(/"type":"answered"[^\n]*"decision":"deny"[^\n]*"how":"timeout"/);
     expect(records).not.toContain('operator');
+    outside.kill('SIGKILL');
   }, 240_000);
 });

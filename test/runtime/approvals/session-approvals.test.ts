@@ -1,10 +1,11 @@
 /**
  * The people's side of the approval queue against a live supervision: listing and answering with
  * the session's key (recorded as this process's OS user), a wrong key refused as
- * `approval-caller-refused`, and a missing key reported as `approvals-unavailable`.
+ * `approval-caller-refused`, a missing key reported as `approvals-unavailable`, and a listener
+ * that is not the recorded supervisor refused as `listener-not-verified` before it gets anything.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -17,7 +18,9 @@ import {
 } from '../../../src/runtime/approvals/session-approvals.js';
 import { SessionSupervision } from '../../../src/runtime/approvals/session-supervision.js';
 import { userOfUid } from '../../../src/foundation/process/unix-peer.js';
+import { processStart } from '../../../src/foundation/process/tcp-peer.js';
 import { SESSION_FORMAT, type SessionRecord } from '../../../src/runtime/session/session-record.js';
+import { startFakeListener } from '../../support/fake-listener.js';
 import { tmpDir } from '../../support/tmp.js';
 
 const ASK: ApprovalAsk = {
@@ -48,6 +51,7 @@ async function runningSession(): Promise<{ dir: string; supervision: SessionSupe
     started: new Date().toISOString(),
     status: 'running',
     pid: process.pid,
+    pid_start: processStart(process.pid) ?? '',
     mesh_socket: join(dir, 'mesh.sock'),
     approvals_socket: supervision.socketPath,
     processes: [],
@@ -85,6 +89,45 @@ describe('session approvals from a terminal', () => {
       const none = await answerSessionApproval(dir, 'a1', 'approve');
       expect(none).toMatchObject({ ok: false, diagnostic: { code: 'approvals-unavailable' } });
       expect(supervision.queue.pending().map((p) => p.id)).toEqual(['a1']);
+    } finally {
+      await supervision.close();
+    }
+  });
+
+  it('sends no proof to a listener that is not the supervisor, and names it', async () => {
+    const { dir, supervision } = await runningSession();
+    // another process of the user replaces the socket and greets like the supervisor
+    const fake = await startFakeListener(supervision.socketPath, '{"challenge":"c"}');
+    try {
+      supervision.queue.ask(ASK).catch(() => undefined);
+      const outcome = await answerSessionApproval(dir, 'a1', 'approve');
+      expect(outcome).toMatchObject({ ok: false, diagnostic: { code: 'listener-not-verified' } });
+      const message = outcome.ok ? '' : outcome.diagnostic.message;
+      expect(message).toContain(`held by process ${String(fake.pid)}`);
+      const listed = await listSessionApprovals(dir);
+      expect(listed.problem?.code).toBe('listener-not-verified');
+      // it was connected to, and got not a byte: no request, no nonce, no proof
+      expect(fake.accepted()).toBe(2);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(fake.received()).toBe('');
+      expect(supervision.queue.pending().map((p) => p.id)).toEqual(['a1']);
+    } finally {
+      await fake.stop();
+      await supervision.close();
+    }
+  });
+
+  it('refuses a record that names no start time for its supervisor', async () => {
+    const { dir, supervision } = await runningSession();
+    try {
+      const record = JSON.parse(await readFile(join(dir, 'session.json'), 'utf8')) as Record<
+        string,
+        unknown
+      >;
+      delete record.pid_start;
+      await writeFile(join(dir, 'session.json'), JSON.stringify(record));
+      const listed = await listSessionApprovals(dir);
+      expect(listed.problem?.code).toBe('listener-not-verified');
     } finally {
       await supervision.close();
     }

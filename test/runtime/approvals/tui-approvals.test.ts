@@ -32,6 +32,7 @@ import {
   type ApprovalChannel,
 } from '../../../src/runtime/approvals/tui-approvals.js';
 import type { BrokerPush } from '../../../src/runtime/protocol/mesh-protocol.js';
+import { FORGED_LINE, OSC_CLIPBOARD, OSC_TITLE, RAW_CONTROL } from '../../support/hostile-text.js';
 
 /** The broker's two methods, in process: the same feed the broker serves over its socket. */
 function channelOf(feed: RootApprovalFeed): ApprovalChannel & { stop: () => void } {
@@ -193,5 +194,28 @@ describe('participants approvals put to the TUI', () => {
     expect(decisionOf({ action: 'accept' })).toBe('approve');
     expect(decisionOf({ action: 'decline' })).toBe('deny');
     expect(decisionOf({ action: 'cancel' })).toBeUndefined();
+  });
+
+  it('puts a command and arguments a model wrote as three terminal-safe lines', () => {
+    const request: PendingApproval = {
+      id: 'a1',
+      session: 's1',
+      process: 'worker-1',
+      role: 'worker',
+      kind: 'command',
+      tool: `ls${FORGED_LINE}${OSC_TITLE}`,
+      arguments: `{"command":"ls"}${OSC_CLIPBOARD}\r\u202eevil`,
+      requested_at: '2026-12-01T12:00:00.000Z',
+      expires_at: '2026-12-01T12:15:00.000Z',
+    };
+    const text = elicitationMessage(request);
+    const lines = text.split('\n');
+    expect(lines).toHaveLength(3);
+    expect(text).not.toMatch(RAW_CONTROL);
+    expect(lines[0]).toBe(
+      'codex-mmo approval a1: participant worker-1 (role worker) asks to run the command ' +
+        'ls\\n12:00:02 root (lead) approval a9 approved by root (cli)\\x1b]0;title\\x07.',
+    );
+    expect(lines[1]).toMatch(/^Arguments: \{"command":"ls"\}\\x1b\]52;c;.*\\x07\\r\\u202eevil$/);
   });
 });

@@ -63,6 +63,7 @@ describe('method rules', () => {
     expect(REQUEST_RULES).toEqual({
       initialize: 'connection',
       ping: 'connection',
+      'server/discover': 'connection',
       'tools/list': 'tool-list',
       'tools/call': 'tool-call',
       'resources/list': 'granted-server',
@@ -72,12 +73,14 @@ describe('method rules', () => {
       'prompts/get': 'granted-server',
       'resources/subscribe': 'refused',
       'resources/unsubscribe': 'refused',
+      'subscriptions/listen': 'refused',
       'completion/complete': 'refused',
       'logging/setLevel': 'refused',
       'tasks/get': 'refused',
       'tasks/list': 'refused',
       'tasks/result': 'refused',
       'tasks/cancel': 'refused',
+      'tasks/update': 'refused',
     });
     for (const method of ['bogus/x', 'toString', '__proto__', 'constructor', '', 'TOOLS/CALL']) {
       expect(requestRule(method), method).toBe('refused');
@@ -127,6 +130,32 @@ describe('method rules', () => {
     }
   });
 
+  it('gives each MCP 2026-07-28 method its rule by calling role', () => {
+    // discovery: any process with a route, whatever its role
+    for (const role of ['lead', 'scout', null]) {
+      expect(decide('server/discover', {}, role).decline, String(role)).toBeUndefined();
+    }
+    expect(recordsAdmitted('server/discover')).toBe(false);
+    // a subscription stream and tasks: refused whoever asks, as resource subscriptions are
+    for (const method of [
+      'subscriptions/listen',
+      'tasks/get',
+      'tasks/list',
+      'tasks/result',
+      'tasks/cancel',
+      'tasks/update',
+    ]) {
+      expect(decide(method, {}, 'lead', true).decline, method).toMatchObject({
+        outcome: 'blocked',
+        code: 'method-not-allowed',
+      });
+    }
+    // a multi round-trip retry is the method again: its grant checks hold
+    const retry = { name: 'add', arguments: {}, inputResponses: { ok: { action: 'accept' } } };
+    expect(decide('tools/call', retry, 'lead').decline).toBeUndefined();
+    expect(decide('tools/call', retry, 'scout').decline?.code).toBe('tool-not-granted-to-role');
+  });
+
   it('keeps the tool checks of tools/call', () => {
     expect(decide('tools/call', { name: 'add', arguments: {} }, 'lead').decline).toBeUndefined();
     expect(decide('tools/call', { name: 'add' }, 'scout').decline?.code).toBe(
@@ -146,6 +175,25 @@ describe('method rules', () => {
       ['tools/call', { name: 'add', arguments: { [CREDENTIAL]: 1 } }],
       ['ping', { _meta: { note: Buffer.from(CREDENTIAL).toString('base64') } }],
       ['tools/list', { cursor: Buffer.from(CREDENTIAL).toString('hex') }],
+      // the 2026 carriers of a multi round-trip retry and the envelope
+      [
+        'tools/call',
+        {
+          name: 'add',
+          arguments: {},
+          inputResponses: { ok: { action: 'accept', content: { token: CREDENTIAL } } },
+        },
+      ],
+      ['tools/call', { name: 'add', arguments: {}, requestState: `st-${CREDENTIAL}` }],
+      [
+        'prompts/get',
+        { name: 'g', requestState: Buffer.from(`{"k":"${CREDENTIAL}"}`).toString('base64') },
+      ],
+      ['resources/read', { uri: 'note://one', inputResponses: { [CREDENTIAL]: {} } }],
+      [
+        'server/discover',
+        { _meta: { 'io.modelcontextprotocol/clientInfo': { name: CREDENTIAL, version: '1' } } },
+      ],
     ];
     for (const [method, params] of cases) {
       expect(decide(method, params, 'lead', true).decline, method).toMatchObject({

@@ -15,6 +15,7 @@ import { MESH_TOKEN_ENV } from '../../../src/runtime/mesh/mesh-credential.js';
 import { NO_CREDENTIAL_MESSAGE, SessionBroker } from '../../../src/runtime/mesh/session-broker.js';
 import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
 import { isAlive } from '../../../src/foundation/process/process-control.js';
+import { processStart } from '../../../src/foundation/process/tcp-peer.js';
 import { SESSION_FORMAT } from '../../../src/runtime/session/session-record.js';
 import {
   createSessionDir,
@@ -59,6 +60,7 @@ beforeAll(async () => {
     started: new Date().toISOString(),
     status: 'running',
     pid: process.pid,
+    pid_start: processStart(process.pid) ?? '',
     mesh_socket: socketPath,
     processes: [],
   });

@@ -199,6 +199,9 @@ describe('drift detail', () => {
   it('word-diffs descriptions with bounded context', () => {
     expect(shortDiff('Search the web', 'Search the whole web')).toBe('Search the w{+hole w+}eb');
     expect(shortDiff('a\nb', 'a\nc')).toBe('a\\n[-b-]{+c+}');
+    expect(shortDiff('Search', 'Search\u001b]0;t\u0007\u202e\r')).toBe(
+      'Search{+\\x1b]0;t\\x07\\u202e\\r+}',
+    );
     const long = 'x'.repeat(100);
     expect(shortDiff(`${long}A${long}`, `${long}B${long}`)).toBe(
       `…${'x'.repeat(30)}[-A-]{+B+}${'x'.repeat(30)}…`,

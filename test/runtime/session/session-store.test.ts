@@ -90,6 +90,6 @@ describe('session store', () => {
   it('keeps the mesh socket path short enough for the OS', () => {
     expect(chooseSocketPath('/s/sessions/id', 'id', '/tmp')).toBe('/s/sessions/id/mesh.sock');
     const long = `/${'d'.repeat(120)}/sessions/id`;
-    expect(chooseSocketPath(long, 'id', '/tmp')).toBe('/tmp/codex-mmo-id.sock');
+    expect(chooseSocketPath(long, 'id', '/tmp')).toBe('/tmp/codex-mmo-id/mesh.sock');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 
-import { CODEX_DEFAULT_ENV_NAMES, planLaunch } from '../../../src/runtime/probe/launch-plan.js';
+import { CODEX_DEFAULT_ENV_NAMES, planLaunch } from '../../../src/runtime/upstream/launch-plan.js';
 import { maskDeep, maskSecrets } from '../../../src/foundation/diagnostics/mask-secrets.js';
 import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
 import type { HttpDefinition, StdioDefinition } from '../../../src/config/registry/types.js';

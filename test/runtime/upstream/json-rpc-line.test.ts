@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { readJsonRpcLine } from '../../../src/runtime/probe/json-rpc-line.js';
+import { readJsonRpcLine } from '../../../src/runtime/upstream/json-rpc-line.js';
 
 describe('a JSON-RPC line', () => {
   it.each([

@@ -11,12 +11,16 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describeError } from '../../foundation/errors.js';
 import { planLaunch, type LaunchContext } from './launch-plan.js';
 import { ProcessGroupTransport } from './process-group-transport.js';
+import { perRequestFetch } from './request-headers.js';
+import { RevisionTransport } from './revision-transport.js';
 import { resolveCommand } from '../../config/registry/readiness.js';
 import type { ServerDefinition } from '../../config/registry/types.js';
 
 export interface Upstream {
-  /** Started: for the relay's raw messages. */
+  /** Started: for the relay's raw messages, in the server's own revision (see `RevisionTransport`). */
   readonly transport: Transport;
+  /** The revision spoken with the server, once its handshake is answered. */
+  revision(): string | undefined;
   /** The stdio server's transport, for what it reports besides messages (noise, exit). */
   readonly stdio?: ProcessGroupTransport;
   /** The HTTP connection, for its negotiated version and session. */
@@ -123,8 +127,10 @@ export async function openUpstream(
         cause: error,
       });
     }
+    const revision = new RevisionTransport(transport);
     return {
-      transport,
+      transport: revision,
+      revision: () => revision.revision,
       stdio: transport,
       ...(transport.pid !== undefined ? { pid: transport.pid } : {}),
       stderrText: () => transport.stderrText(),
@@ -139,11 +145,14 @@ export async function openUpstream(
     await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
   const http = new HttpClientTransport(new URL(target.url), {
     requestInit: { headers: { ...target.headers } },
+    fetch: perRequestFetch(),
   });
   await http.start();
+  const revision = new RevisionTransport(http);
   let closed = false;
   return {
-    transport: http,
+    transport: revision,
+    revision: () => revision.revision,
     http,
     stderrText: () => '',
     describeExit: () => 'the HTTP connection closed',

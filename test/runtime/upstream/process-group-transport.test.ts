@@ -8,7 +8,7 @@ import {
   ProcessGroupTransport,
   STDERR_KEEP_BYTES,
   processGroupAlive,
-} from '../../../src/runtime/probe/process-group-transport.js';
+} from '../../../src/runtime/upstream/process-group-transport.js';
 
 function node(script: string): ProcessGroupTransport {
   return new ProcessGroupTransport({

@@ -1,0 +1,266 @@
+/**
+ * The gateway's HTTP front toward a client of MCP 2026-07-28 (no session, the `_meta` envelope,
+ * `Mcp-Method`/`Mcp-Name` headers), against real servers: `server/discover` answered from the
+ * route's server, tools listed and called through a gateway-opened 2025 session (the envelope
+ * never reaches the server, the caller's thread does), headers that disagree with the body
+ * refused with the request's id, and a 2026 `input_required` answer refused naming both
+ * revisions and recorded as an error.
+ */
+import { appendFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { readCalls } from '../../../src/runtime/gateway/call-log.js';
+import { GatewayHub } from '../../../src/runtime/gateway/gateway-hub.js';
+import type { Route } from '../../../src/runtime/gateway/relay-connection.js';
+import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
+import type { ServerDefinition } from '../../../src/config/registry/types.js';
+import { tmpDir } from '../../support/tmp.js';
+import { ECHO_SERVER } from '../../support/world.js';
+
+const CANARY = 'per-request-canary-5c1d';
+const V2026 = '2026-07-28';
+
+let root: string;
+let hub: GatewayHub;
+let url: string;
+let seen: string;
+const tokens: Record<string, string> = {};
+const credentials = credentialSourceFrom(
+  { ECHO_CRED: CANARY },
+  {},
+  '/nonexistent/credentials.env',
+  true,
+);
+
+/** A line-JSON MCP server that logs what it receives and answers `tools/call` with input_required. */
+const ASKING_SERVER = `
+const rl = require('node:readline').createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  const m = JSON.parse(line);
+  require('node:fs').appendFileSync(process.argv[1], line + '\\n');
+  if (m.id === undefined) return;
+  const send = (result) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
+  if (m.method === 'initialize') send({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'asker', version: '1' }, instructions: 'ask first' });
+  else if (m.method === 'tools/list') send({ tools: [{ name: 'ask', inputSchema: { type: 'object' } }] });
+  else if (m.method === 'tools/call') send({ resultType: 'input_required', inputRequests: { ok: { method: 'elicitation/create', params: { message: 'sure?' } } } });
+  else process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } }) + '\\n');
+});`;
+
+function route(process: string, server: string, definition: ServerDefinition): Route {
+  return {
+    process,
+    role: `${process}-role`,
+    server,
+    definition,
+    gate: { allowed: new Set(definition.enabled_tools) },
+    launch: {
+      env: { PATH: globalThis.process.env.PATH ?? '/usr/bin:/bin', HOME: root },
+      home: root,
+      cwd: root,
+      credentials,
+    },
+  };
+}
+
+function envelope(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    'io.modelcontextprotocol/protocolVersion': V2026,
+    'io.modelcontextprotocol/clientInfo': { name: 'codex-mcp-client', version: '0.171.0' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+    ...extra,
+  };
+}
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function post(
+  token: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string>,
+): Promise<Answer> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': V2026,
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+beforeAll(async () => {
+  root = await tmpDir('per-request-front');
+  seen = join(root, 'seen.jsonl');
+  appendFileSync(seen, '');
+  hub = await GatewayHub.start({
+    transport: 'http',
+    socketPath: join(root, 'unused.sock'),
+    callsFile: join(root, 'calls.jsonl'),
+    secrets: [CANARY],
+  });
+  url = hub.url ?? '';
+  tokens.echo = hub.addRoute(
+    route('root', 'echo', {
+      id: 'echo',
+      transport: 'stdio',
+      command: globalThis.process.execPath,
+      args: [ECHO_SERVER, '--tools', 'echo,hidden'],
+      env_vars: ['ECHO_CRED'],
+      enabled_tools: ['echo'],
+      default_tools_approval_mode: 'approve',
+    }),
+  );
+  tokens.asker = hub.addRoute(
+    route('root', 'asker', {
+      id: 'asker',
+      transport: 'stdio',
+      command: globalThis.process.execPath,
+      args: ['-e', ASKING_SERVER, seen],
+      enabled_tools: ['ask'],
+      default_tools_approval_mode: 'approve',
+    }),
+  );
+});
+
+afterAll(async () => {
+  await hub.close();
+});
+
+describe('the HTTP front toward MCP 2026-07-28 clients', () => {
+  it('answers server/discover with the revisions, serverInfo, capabilities and instructions of the server', async () => {
+    const answer = await post(
+      tokens.asker ?? '',
+      { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope() } },
+      { 'mcp-method': 'server/discover' },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.id).toBe(1);
+    const result = answer.body.result as Record<string, unknown>;
+    expect(result.supportedVersions).toEqual([V2026]);
+    expect(result.capabilities).toEqual({ tools: {} });
+    expect(result.instructions).toBe('ask first');
+    expect(result._meta).toEqual({
+      'io.modelcontextprotocol/serverInfo': { name: 'asker', version: '1' },
+    });
+  });
+
+  it('lists and calls granted tools without a session; the envelope never reaches the server', async () => {
+    const list = await post(
+      tokens.echo ?? '',
+      { jsonrpc: '2.0', id: 'l1', method: 'tools/list', params: { _meta: envelope() } },
+      { 'mcp-method': 'tools/list' },
+    );
+    expect(list.body.id).toBe('l1');
+    const tools = (list.body.result as { tools: { name: string }[] }).tools;
+    expect(tools.map((t) => t.name)).toEqual(['echo']);
+    const call = await post(
+      tokens.echo ?? '',
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { text: 'hi' }, _meta: envelope({ threadId: 't-1' }) },
+      },
+      { 'mcp-method': 'tools/call', 'mcp-name': 'echo' },
+    );
+    expect(call.body.id).toBe(7);
+    expect(JSON.stringify(call.body.result)).toContain('hi');
+    const refused = await post(
+      tokens.echo ?? '',
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        method: 'tools/call',
+        params: { name: 'hidden', arguments: {}, _meta: envelope() },
+      },
+      { 'mcp-method': 'tools/call', 'mcp-name': 'hidden' },
+    );
+    expect(JSON.stringify(refused.body.result)).toContain('[tool-not-granted]');
+    // the asker server logs what reaches it: a 2025 session, never the envelope
+    await post(
+      tokens.asker ?? '',
+      {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/list',
+        params: { _meta: envelope({ threadId: 'x' }) },
+      },
+      { 'mcp-method': 'tools/list' },
+    );
+    const received = readFileSync(seen, 'utf8');
+    expect(received).toContain('"method":"initialize"');
+    expect(received).toContain('"threadId":"x"');
+    expect(received).not.toContain('io.modelcontextprotocol/');
+  });
+
+  it('refuses headers that disagree with the body, with the request id', async () => {
+    const method = await post(
+      tokens.echo ?? '',
+      { jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'echo', _meta: envelope() } },
+      { 'mcp-method': 'tools/list', 'mcp-name': 'echo' },
+    );
+    expect(method.status).toBe(400);
+    expect(method.body.id).toBe(21);
+    expect(JSON.stringify(method.body.error)).toContain('[header-mismatch]');
+    const name = await post(
+      tokens.echo ?? '',
+      { jsonrpc: '2.0', id: 22, method: 'tools/call', params: { name: 'echo', _meta: envelope() } },
+      { 'mcp-method': 'tools/call', 'mcp-name': 'hidden' },
+    );
+    expect(name.status).toBe(400);
+    expect(name.body.id).toBe(22);
+    const version = await post(
+      tokens.echo ?? '',
+      { jsonrpc: '2.0', id: 23, method: 'tools/list', params: {} },
+      { 'mcp-method': 'tools/list', 'mcp-protocol-version': '2027-01-01' },
+    );
+    expect(version.body.id).toBe(23);
+    expect((version.body.error as { code: number }).code).toBe(-32022);
+  });
+
+  it('refuses a session-less request of no revision with its id, not null', async () => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.echo ?? ''}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 31, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { id: unknown }).id).toBe(31);
+  });
+
+  it('refuses an input_required answer naming both revisions, recorded as an error', async () => {
+    const call = await post(
+      tokens.asker ?? '',
+      {
+        jsonrpc: '2.0',
+        id: 41,
+        method: 'tools/call',
+        params: { name: 'ask', arguments: {}, _meta: envelope() },
+      },
+      { 'mcp-method': 'tools/call', 'mcp-name': 'ask' },
+    );
+    expect(call.body.id).toBe(41);
+    expect(call.body.result).toBeUndefined();
+    const message = (call.body.error as { message: string }).message;
+    expect(message).toContain('2026-07-28');
+    expect(message).toContain('2025-11-25');
+    // the calls log is written as the answer goes out: wait for the record
+    let ask;
+    for (let waited = 0; ask === undefined && waited < 3000; waited += 50) {
+      const { calls } = await readCalls(root);
+      ask = calls.find((c) => c.server === 'asker' && c.tool === 'ask');
+      if (ask === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(ask?.outcome).toBe('error');
+    expect(ask?.reason).toBe('input-required');
+  });
+});
