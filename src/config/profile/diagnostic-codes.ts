@@ -244,6 +244,16 @@ export const PROFILE_DIAGNOSTIC_CODES: Readonly<Record<string, CodeInfo>> = {
     severity: 'warning',
     meaning: 'no auth.json and no OPENAI_API_KEY for the OpenAI provider',
   },
+  'model-login-required': {
+    severity: 'error',
+    meaning:
+      'run or exec: no auth.json and no OPENAI_API_KEY for the OpenAI provider, so the session does not start',
+  },
+  'model-provider-unreachable': {
+    severity: 'error',
+    meaning:
+      "run or exec: the model provider's address does not accept a connection, so the session does not start",
+  },
   'model-provider-key-missing': {
     severity: 'error',
     meaning: "the selected provider's env_key variable is not set",

@@ -10,7 +10,11 @@ import { tmpdir } from 'node:os';
 
 import type { MeshLaunch } from '../../config/compile/types.js';
 import { diagnostic, hasErrors, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
-import { codexInUse, codexVersionDiagnostics } from '../../runtime/codex/codex-in-use.js';
+import {
+  codexInUse,
+  codexVersionDiagnostics,
+  type CodexInUse,
+} from '../../runtime/codex/codex-in-use.js';
 import { checkMeshCommand } from '../../runtime/mesh/mesh-command.js';
 import {
   configFiles,
@@ -26,6 +30,7 @@ import { processStartTime } from '../../foundation/process/session-marker.js';
 import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
 import { bwrapCandidates, findHostView } from '../../foundation/process/host-view.js';
 import { hostViewDiagnostics } from '../../runtime/session/host-view-check.js';
+import { launchChecks } from './launch-checks.js';
 import {
   configDeny,
   maskedDirs,
@@ -71,6 +76,25 @@ export type StartSessionResult =
     }
   | { readonly ok: false; readonly diagnostics: readonly Diagnostic[] };
 
+/** Why the Codex binary cannot be used: not runnable, or not found. */
+function codexMissing(
+  detection: Exclude<CodexInUse['detection'], { kind: 'found' }>,
+  request: StartSessionRequest,
+): Diagnostic {
+  if (detection.kind === 'failed') {
+    return diagnostic({
+      code: 'codex-not-runnable',
+      message: `Codex binary ${detection.path} does not work: ${detection.reason}; reinstall it, or pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`,
+    });
+  }
+  return diagnostic({
+    code: 'codex-not-found',
+    message: request.dirs.codexBin.includes('/')
+      ? `Codex binary ${request.dirs.codexBin} is not an executable file; pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`
+      : `\`${request.dirs.codexBin}\` is not on PATH; install Codex, or pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`,
+  });
+}
+
 export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
   // independent look-ups, done concurrently to keep the launch overhead small
   const [compiled, credentials, { found: codex, view }, contained] = await Promise.all([
@@ -106,26 +130,24 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const trust = await snapshotTrustChecks(compiled.stored, request, credentials.source);
   diagnostics.push(...trust);
   if (hasErrors(trust)) return { ok: false, diagnostics };
+  // what doctor would find that fails the session: servers that cannot start, a model not there
+  const files = configFiles(request.dirs.configDir);
+  const launch = await launchChecks(
+    {
+      snapshot: compiled.stored.snapshot,
+      env: request.env,
+      home: request.home,
+      credentials: credentials.source,
+      baseFile: files.codexBase,
+      registryDir: files.registryDir,
+    },
+    diagnostics,
+  );
+  diagnostics.push(...launch);
+  if (hasErrors(launch)) return { ok: false, diagnostics };
 
-  if (codex.detection.kind === 'failed') {
-    diagnostics.push(
-      diagnostic({
-        code: 'codex-not-runnable',
-        message: `Codex binary ${codex.detection.path} does not work: ${codex.detection.reason}; reinstall it, or pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`,
-      }),
-    );
-    return { ok: false, diagnostics };
-  }
-  if (codex.detection.kind === 'not-found') {
-    diagnostics.push(
-      diagnostic({
-        code: 'codex-not-found',
-        message: request.dirs.codexBin.includes('/')
-          ? `Codex binary ${request.dirs.codexBin} is not an executable file; pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`
-          : `\`${request.dirs.codexBin}\` is not on PATH; install Codex, or pass --codex-bin PATH or set CODEX_MMO_CODEX_BIN`,
-      }),
-    );
-    return { ok: false, diagnostics };
+  if (codex.detection.kind !== 'found') {
+    return { ok: false, diagnostics: [...diagnostics, codexMissing(codex.detection, request)] };
   }
   const codexBin = codex.detection.launch.command;
   diagnostics.push(...codexVersionDiagnostics(codex));

@@ -60,7 +60,8 @@ export async function checkSocketPlace(path: string): Promise<void> {
 
 /**
  * Refuses a connected `socket` unless the process holding its other end is `expected` and nobody
- * else holds it. Waits up to `acceptWaitMs` for the listener to accept the connection.
+ * else holds it. Waits up to `acceptWaitMs` for the listener to accept the connection, and for
+ * any other holder to let go (a child the listener forks holds its descriptors until it execs).
  */
 export async function checkListener(
   socket: Socket,
@@ -83,8 +84,13 @@ export async function checkListener(
         "the kernel's socket table cannot be read (Linux with `ss` from iproute2 is needed)",
       );
     }
+    const others = pids.filter((pid) => pid !== expected.pid);
+    // a child the listener is starting holds its descriptors from fork to exec: look again
+    if (others.length > 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      continue;
+    }
     if (pids.length > 0) {
-      const others = pids.filter((pid) => pid !== expected.pid);
       if (others.length > 0) {
         throw refuse(
           path,

@@ -21,7 +21,7 @@ import { ownValue } from '../../config/registry/own-record.js';
 import { checkAgainstPin, identityChange } from '../../config/lock/pin-check.js';
 import type { ServerPin, ServerSurfacePin } from '../../config/lock/lock-format.js';
 import { keyLocation } from '../../foundation/toml/key-positions.js';
-import { compareServerWithPin, serverSurfaceOf } from './server-drift.js';
+import { compareServerWithPin, revisionChange, serverSurfaceOf } from './server-drift.js';
 
 export interface ProbeContext extends LaunchContext {
   /** The lock file as read (`readLockFile`); pins are compared against it. */
@@ -259,7 +259,11 @@ export async function probeServer(entry: RegistryEntry, ctx: ProbeContext): Prom
     },
     plan.secrets,
   );
-  const serverDrift = pin?.surface !== undefined ? compareServerWithPin(own, pin.surface) : [];
+  const revision = revisionChange(pin?.protocolVersion, surface.protocolVersion);
+  const serverDrift = [
+    ...(revision !== undefined ? [revision] : []),
+    ...(pin?.surface !== undefined ? compareServerWithPin(own, pin.surface) : []),
+  ];
   if (pin !== undefined && serverDrift.length > 0) {
     diagnostics.push(serverDriftDiagnostic(pin, serverDrift, ctx.lock));
   }

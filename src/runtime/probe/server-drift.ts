@@ -5,6 +5,7 @@
  */
 import type { PinnedText, ServerSurfacePin } from '../../config/lock/lock-format.js';
 import { maskDeep } from '../../foundation/diagnostics/mask-secrets.js';
+import { handshakeOf } from '../protocol/mcp-versions.js';
 import { fieldChange, type PartChange } from './tool-drift.js';
 import { canonicalPart, isRecord, jsonDigest } from './tool-surface.js';
 
@@ -146,4 +147,33 @@ export function compareServerWithPin(
     });
   }
   return changes;
+}
+
+/**
+ * A change of the server's MCP era since its pin — `initialize` sessions (2025 revisions) against
+ * `server/discover` (2026-07-28) — or undefined: a server that now speaks another era answers
+ * and is reached differently. A newer revision of the same era is not drift (the client chose it).
+ */
+export function revisionChange(
+  pinned: string | undefined,
+  current: string | undefined,
+): PartChange | undefined {
+  if (pinned === undefined || pinned === '' || current === undefined || current === '') {
+    return undefined;
+  }
+  const before = handshakeOf(pinned);
+  const now = handshakeOf(current);
+  if (before === now) return undefined;
+  const era = (handshake: string | undefined): string =>
+    handshake === 'discover'
+      ? 'server/discover'
+      : handshake === 'initialize'
+        ? 'initialize'
+        : 'unknown';
+  return {
+    part: 'protocolVersion',
+    summary: `MCP revision changed: pinned ${pinned} (${era(before)}), now ${current} (${era(now)})`,
+    pinned,
+    current,
+  };
 }

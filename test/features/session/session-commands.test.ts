@@ -2,6 +2,8 @@
  * `session list|show|stop`, `run` and `exec` argument handling, in-process through the router:
  * text and JSON output, stale sessions shown as ended, prefixes, and usage errors.
  */
+import { createServer } from 'node:net';
+
 import { describe, expect, it } from 'vitest';
 
 import type { SessionRecord } from '../../../src/runtime/session/session-record.js';
@@ -143,12 +145,17 @@ describe('run and exec arguments', () => {
 
 describe('startSession', () => {
   it('refuses when the mmo_mesh command it would render does not exist', async () => {
+    // a model address that accepts connections, so the launch checks pass
+    const model = createServer((socket) => socket.destroy());
+    await new Promise<void>((done) => model.listen(0, '127.0.0.1', done));
+    const address = model.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
     const world = await makeWorld({
       registry: '',
       profile:
         'name = "p"\nroot = "a"\n[agents.a]\ndescription = "a"\ninstructions = "a"\nspawn = ["b"]\n' +
         '[agents.b]\ndescription = "b"\ninstructions = "b"\n',
-      modelUrl: 'http://127.0.0.1:9/v1',
+      modelUrl: `http://127.0.0.1:${String(port)}/v1`,
     });
     const dirs = resolveDirectories(world.env, world.home, {
       configDir: world.configDir,
@@ -169,6 +176,7 @@ describe('startSession', () => {
       pid: process.pid,
     });
     expect(result.ok).toBe(false);
+    model.close();
     expect(result.diagnostics).toContainEqual(
       expect.objectContaining({ code: 'mesh-command-not-found' }),
     );

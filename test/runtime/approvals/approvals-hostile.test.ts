@@ -180,17 +180,6 @@ async function pendingSession(w: World): Promise<string> {
   return id;
 }
 
-function codes(exchange: Exchange): string[] {
-  return exchange.replies.map((line) => {
-    const value = JSON.parse(line) as Record<string, unknown>;
-    const error = value.error as { code?: string } | undefined;
-    if (error?.code !== undefined) return error.code;
-    if ('challenge' in value) return 'challenge';
-    if ('codex_mmo_gateway' in value) return String(value.codex_mmo_gateway);
-    return 'result' in value ? 'RESULT' : 'other';
-  });
-}
-
 describe('a hostile shell with network access against the control channels', () => {
   it('is refused everywhere; the request waits for the person outside, who answers it', async () => {
     newAttack(60_000);

@@ -4,7 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { compareServerWithPin, serverSurfaceOf } from '../../../src/runtime/probe/server-drift.js';
+import {
+  compareServerWithPin,
+  revisionChange,
+  serverSurfaceOf,
+} from '../../../src/runtime/probe/server-drift.js';
 
 const info = { name: 'srv', version: '1.0.0' };
 
@@ -69,5 +73,24 @@ describe('server surface pins', () => {
     expect(compareServerWithPin(other, pin).map((c) => c.summary)).toEqual([
       'instructions changed (not in their shown text)',
     ]);
+  });
+});
+
+describe('the MCP revision since the pin', () => {
+  it('is drift when the era changes, not within one era', () => {
+    expect(revisionChange('2025-06-18', '2025-11-25')).toBeUndefined();
+    expect(revisionChange(undefined, '2026-07-28')).toBeUndefined();
+    const change = revisionChange('2025-11-25', '2026-07-28');
+    expect(change).toEqual({
+      part: 'protocolVersion',
+      summary:
+        'MCP revision changed: pinned 2025-11-25 (initialize), now 2026-07-28 (server/discover)',
+      pinned: '2025-11-25',
+      current: '2026-07-28',
+    });
+    expect(revisionChange('2026-07-28', '2025-11-25')?.summary).toContain(
+      'now 2025-11-25 (initialize)',
+    );
+    expect(revisionChange('2025-11-25', '1999-01-01')?.summary).toContain('(unknown)');
   });
 });
