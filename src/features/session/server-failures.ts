@@ -44,10 +44,24 @@ export function serverFailureEvent(failure: ServerFailure): EventInput {
   };
 }
 
-/** Codex's `required MCP servers failed …` followed by what each of those root servers said. */
+const CODEX_REQUIRED_FAILED = 'required MCP servers failed to initialize: ';
+
+/**
+ * Codex's `required MCP servers failed …` followed by what each of those root servers said. Where
+ * Codex names one server and only repeats what the gateway told it (its words, twice over), its
+ * text is cut to the server's name, so the server's own words are said once.
+ */
 export function withOwnWords(codexError: string, failures: readonly ServerFailure[]): string {
-  const own = failures
-    .filter((f) => f.process === 'root' && f.stage === 'start' && codexError.includes(f.server))
-    .map(describeServerFailure);
-  return [codexError, ...own].join('; ');
+  const mine = failures.filter(
+    (f) => f.process === 'root' && f.stage === 'start' && codexError.includes(f.server),
+  );
+  const only = mine.length === 1 ? mine[0] : undefined;
+  const named = codexError.startsWith(CODEX_REQUIRED_FAILED)
+    ? codexError.slice(CODEX_REQUIRED_FAILED.length).split(': ')[0]
+    : undefined;
+  const head =
+    only !== undefined && named === only.server && codexError.includes(only.reason)
+      ? `${CODEX_REQUIRED_FAILED}${only.server}`
+      : codexError;
+  return [head, ...mine.map(describeServerFailure)].join('; ');
 }

@@ -122,6 +122,8 @@ describe("exec: a server's own start-up failure", () => {
       /error\[server-start-failed\].*server 'keyed-broken' could not start: .*its stderr ended with: .*None of the specified directories are accessible \(key \*+\) \| echo-server: failing on purpose/,
     );
     expect(result.stderr).not.toMatch(/\n\s+at .*\.js:\d+/);
+    // said once per line: the diagnostic, the root's end and the session's end
+    expect(result.stderr.split('failing on purpose')).toHaveLength(4);
     const id = /session (\S+) \(profile/.exec(result.stderr)?.[1] ?? '';
     const logs = await runInWorld(scripted.world, ['session', 'logs', id]);
     expect(logs.stdout).toMatch(

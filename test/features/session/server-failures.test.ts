@@ -74,6 +74,20 @@ describe('server failures', () => {
     );
   });
 
+  it("says the server's words once where Codex only repeats the gateway's", () => {
+    const gateway = `server 'files' ended before it was used: ${STDIO.reason}; its stderr ended with: ${STDIO.stderr.join(' | ')}`;
+    const codex = `required MCP servers failed to initialize: files: handshaking with MCP server failed: JSON-RPC error: -32000: ${gateway}: JSON-RPC error: -32000: ${gateway}`;
+    const told = withOwnWords(codex, [STDIO]);
+    expect(told).toBe(
+      "required MCP servers failed to initialize: files; server 'files' could not start: it exited with code 1; its stderr ended with: Error: None of the specified directories are accessible",
+    );
+    // Codex's words stay whole when they say something else, or name other servers too
+    const other = 'required MCP servers failed to initialize: files: handshaking failed';
+    expect(withOwnWords(other, [STDIO])).toContain(other);
+    const two = `required MCP servers failed to initialize: files, web: ${gateway}`;
+    expect(withOwnWords(two, [STDIO])).toContain(two);
+  });
+
   it('names the cause of a failed fetch once', () => {
     const error = new TypeError('fetch failed', {
       cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
