@@ -127,22 +127,25 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const diagnostics: Diagnostic[] = [...compiled.diagnostics, ...credentials.diagnostics];
   if (hasErrors(credentials.diagnostics)) return { ok: false, diagnostics };
   // a reused compile was checked against the credentials and pins of its time: check again
-  const trust = await snapshotTrustChecks(compiled.stored, request, credentials.source);
+  // and what doctor would find that fails the session (servers that cannot start, a model not
+  // there): independent, so checked at once
+  const files = configFiles(request.dirs.configDir);
+  const [trust, launch] = await Promise.all([
+    snapshotTrustChecks(compiled.stored, request, credentials.source),
+    launchChecks(
+      {
+        snapshot: compiled.stored.snapshot,
+        env: request.env,
+        home: request.home,
+        credentials: credentials.source,
+        baseFile: files.codexBase,
+        registryDir: files.registryDir,
+      },
+      diagnostics,
+    ),
+  ]);
   diagnostics.push(...trust);
   if (hasErrors(trust)) return { ok: false, diagnostics };
-  // what doctor would find that fails the session: servers that cannot start, a model not there
-  const files = configFiles(request.dirs.configDir);
-  const launch = await launchChecks(
-    {
-      snapshot: compiled.stored.snapshot,
-      env: request.env,
-      home: request.home,
-      credentials: credentials.source,
-      baseFile: files.codexBase,
-      registryDir: files.registryDir,
-    },
-    diagnostics,
-  );
   diagnostics.push(...launch);
   if (hasErrors(launch)) return { ok: false, diagnostics };
 
