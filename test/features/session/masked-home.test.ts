@@ -107,8 +107,9 @@ function lookAround(world: World, seen: Seen) {
       shellCall(
         `cat ${join(home, 'config.toml')} && echo OWN-CONFIG-READ; ` +
           `touch ${join(home, 'planted')} && echo OWN-HOME-WRITTEN; ` +
-          `find ${home} -type f -exec cat {} + ; ` +
+          // before the home's files, whose size Codex may cut from the middle of the output
           `cat ${join(world.configDir, 'credentials.env')} ${join(world.baseCodexHome, 'auth.json')}; ` +
+          `find ${home} -type f -exec cat {} + ; ` +
           `ls ${join(world.stateDir, 'sessions')}; echo READS-DONE`,
       ),
     ];
