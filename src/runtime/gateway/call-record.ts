@@ -15,7 +15,10 @@ import { numberTexts } from '../../foundation/diagnostics/credential-text.js';
 
 export type CallOutcome = 'ok' | 'error' | 'blocked' | 'denied';
 
-/** Why a call was refused or failed, as recorded. */
+/**
+ * Why a call was refused or failed, as recorded; with `ok`, `input-required` says the server asked
+ * a 2026 client for more input and the call goes on as its retry.
+ */
 export type CallReason =
   | 'credential-in-arguments'
   | 'tool-not-granted'

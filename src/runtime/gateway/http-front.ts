@@ -25,10 +25,12 @@ import type { RouteKey } from './gateway-credentials.js';
 import { HttpSessionTransport, readJson } from './http-session.js';
 import { requestRule } from './method-rules.js';
 import {
+  HEADER_MISMATCH,
   bodyId,
   discoverResult,
   isPerRequest,
   perRequestRefusal,
+  perRequestStatus,
   rpcError,
 } from './per-request.js';
 import { PerRequestSession } from './per-request-session.js';
@@ -235,8 +237,9 @@ export class HttpFront {
       this.refuse(res, route, 'too-large');
       return;
     }
-    if (isInitialize(body)) return this.openSession(req, res, route, body);
+    // a POST that names a per-request revision is one, `initialize` included (then not found)
     if (isPerRequest(req.headers, body)) return this.servePerRequest(req, res, route, body);
+    if (isInitialize(body)) return this.openSession(req, res, route, body);
     this.refuse(res, route, 'not-initialize', body);
   }
 
@@ -254,7 +257,8 @@ export class HttpFront {
     const refused = perRequestRefusal(req.headers, body);
     if (refused !== undefined || !isObject(body)) {
       this.options.refused(route, 'header-mismatch');
-      answer(400, rpcError(id, refused?.code ?? -32600, refused?.message ?? '', refused?.data));
+      const error = rpcError(id, refused?.code ?? -32600, refused?.message ?? '', refused?.data);
+      answer(perRequestStatus(error), error);
       return;
     }
     if (id === undefined) {
@@ -268,21 +272,48 @@ export class HttpFront {
       this.refuse(res, route, 'session-ended', body);
       return;
     }
+    const mismatch = session.paramMismatch((name) => {
+      const value = req.headers[name];
+      return typeof value === 'string' ? value : undefined;
+    }, body);
+    if (mismatch !== undefined) {
+      this.options.refused(route, 'header-mismatch');
+      const error = rpcError(
+        id,
+        HEADER_MISMATCH,
+        `codex-mmo gateway refused this request [header-mismatch]: ${mismatch}`,
+      );
+      answer(perRequestStatus(error), error);
+      return;
+    }
     const opened = await session.open(body);
     if (!isObject(opened.result)) {
-      answer(200, { ...opened, id });
+      answer(perRequestStatus(opened), { ...opened, id });
       return;
     }
     if (body.method === 'server/discover') {
-      answer(
-        200,
+      const discovered =
         requestRule('server/discover') === 'refused'
           ? rpcError(id, METHOD_NOT_FOUND, 'server/discover is not answered')
-          : { jsonrpc: '2.0', id, result: discoverResult(opened.result) },
-      );
+          : { jsonrpc: '2.0', id, result: discoverResult(opened.result) };
+      answer(perRequestStatus(discovered), discovered);
       return;
     }
-    answer(200, await session.request(body));
+    // progress, when the client takes an event stream, turns the answer into one
+    const stream = { open: false };
+    const event = (message: Record<string, unknown>): string =>
+      `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+    const onProgress = (notification: Record<string, unknown>): void => {
+      if (!stream.open) {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+        stream.open = true;
+      }
+      res.write(event(notification));
+    };
+    const takesStream = (req.headers.accept ?? '').includes('text/event-stream');
+    const answered = await session.request(body, takesStream ? onProgress : undefined);
+    if (stream.open) res.end(event(answered));
+    else answer(perRequestStatus(answered), answered);
   }
 
   /** The route's per-request session, opened on first use; undefined when the route is ending. */

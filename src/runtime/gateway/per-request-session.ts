@@ -1,22 +1,34 @@
 /**
  * A route's per-request (2026-07-28) clients as one MCP SDK `Transport` the gateway serves like
- * any session: the gateway opens it with an `initialize` of its own (the client's envelope as
- * its clientInfo and capabilities), then each POST goes in under an id of this transport (the
- * `_meta` envelope removed) and its answer comes back under the client's id. A request of the
- * server has no event stream to reach a per-request client and is refused; its notifications
- * are not passed on. A client's `notifications/cancelled` names the request by this transport's id.
+ * any session: the gateway opens it with an `initialize` of its own in the client's revision
+ * (the client's envelope as its clientInfo and capabilities), so the upstream speaks 2026-07-28
+ * where the server does; then each POST goes in under an id of this transport (its envelope
+ * kept; the upstream removes it for a session server) and its answer comes back under the
+ * client's id, completed as a 2026 result. A request of the server has no event stream to reach
+ * a per-request client and is refused; of its notifications only progress is passed on, to the
+ * request whose progress token it carries. A client's
+ * `notifications/cancelled` names the request by this transport's id.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-import { NEWEST_SESSION_VERSION } from '../protocol/mcp-versions.js';
-import { bodyId, rpcError, sessionInitParams, stripEnvelope } from './per-request.js';
+import { paramHeaderMismatch, paramHeaders, type ParamHeader } from '../protocol/mcp-headers.js';
+import { NEWEST_DISCOVER_VERSION } from '../protocol/mcp-versions.js';
+import { bodyId, perRequestAnswer, rpcError, sessionInitParams } from './per-request.js';
 import { METHOD_NOT_FOUND, isObject } from './relay-messages.js';
 
 /** How long a request waits for its answer (a tool call may be long). */
 export const PER_REQUEST_TIMEOUT_MS = 30 * 60 * 1000;
 
 type Answer = (message: Record<string, unknown>) => void;
+
+/** The progress token a request's `_meta` carries, if any. */
+function progressTokenOf(body: Record<string, unknown>): string | number | undefined {
+  const params = body.params;
+  const meta = isObject(params) && isObject(params._meta) ? params._meta : undefined;
+  const token = meta?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
+}
 
 export class PerRequestSession implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -26,6 +38,10 @@ export class PerRequestSession implements Transport {
   private readonly waiting = new Map<string, Answer>();
   /** Ids of this transport of the client's requests in flight, by the client's id. */
   private readonly inFlight = new Map<string | number, string>();
+  /** The `x-mcp-header` declarations of the tools listed to the client, by tool. */
+  private readonly declared = new Map<string, readonly ParamHeader[]>();
+  /** Who is told of progress, by the progress token of a request in flight. */
+  private readonly progress = new Map<string | number, Answer>();
   private closed = false;
   private opened: Promise<Record<string, unknown>> | undefined;
 
@@ -41,7 +57,7 @@ export class PerRequestSession implements Transport {
     this.opened ??= this.exchange({
       jsonrpc: '2.0',
       method: 'initialize',
-      params: sessionInitParams(body, NEWEST_SESSION_VERSION),
+      params: sessionInitParams(body, NEWEST_DISCOVER_VERSION),
     }).then((answer) => {
       if (isObject(answer.result)) {
         this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -53,17 +69,54 @@ export class PerRequestSession implements Transport {
     return this.opened;
   }
 
-  /** Sends one client request (envelope removed) and resolves with its answer under its own id. */
-  async request(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /**
+   * Sends one client request and resolves with its answer under its own id, as 2026 has it;
+   * `onProgress` gets the server's progress notifications for the request's progress token.
+   */
+  async request(
+    body: Record<string, unknown>,
+    onProgress?: (notification: Record<string, unknown>) => void,
+  ): Promise<Record<string, unknown>> {
     const clientId = bodyId(body);
-    const answer = await this.exchange(stripEnvelope(body), clientId);
-    return { ...answer, id: clientId ?? null };
+    const token = progressTokenOf(body);
+    const listening = token !== undefined && onProgress !== undefined && !this.progress.has(token);
+    if (listening) this.progress.set(token, onProgress);
+    try {
+      const answer = await this.exchange(body, clientId);
+      const method = typeof body.method === 'string' ? body.method : '';
+      if (method === 'tools/list') this.learn(answer.result);
+      return { ...perRequestAnswer(method, answer), id: clientId ?? null };
+    } finally {
+      if (listening) this.progress.delete(token);
+    }
   }
 
-  /** Passes a client notification on (envelope removed; a cancelled request under its own id). */
+  /**
+   * Why a `tools/call`'s `Mcp-Param-*` headers disagree with its arguments (SEP-2243), for a tool
+   * this route listed to the client with `x-mcp-header` declarations; undefined when they agree.
+   */
+  paramMismatch(header: (name: string) => string | undefined, body: unknown): string | undefined {
+    if (!isObject(body) || body.method !== 'tools/call' || !isObject(body.params)) return undefined;
+    const name = body.params.name;
+    const declared = typeof name === 'string' ? this.declared.get(name) : undefined;
+    return declared === undefined
+      ? undefined
+      : paramHeaderMismatch(declared, body.params.arguments, header);
+  }
+
+  private learn(result: unknown): void {
+    const tools = isObject(result) && Array.isArray(result.tools) ? result.tools : [];
+    for (const tool of tools) {
+      if (isObject(tool) && typeof tool.name === 'string') {
+        this.declared.set(tool.name, paramHeaders(tool.inputSchema));
+      }
+    }
+  }
+
+  /** Passes a client notification on (a cancelled request under this transport's id). */
   notify(body: Record<string, unknown>): void {
     if (this.closed) return;
-    const out = stripEnvelope(body);
+    const out: Record<string, unknown> = { ...body };
     const params = out.params;
     if (body.method === 'notifications/cancelled' && isObject(params)) {
       const target = params.requestId;
@@ -107,6 +160,16 @@ export class PerRequestSession implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const m = message as Record<string, unknown>;
     const id = m.id;
+    if (m.method === 'notifications/progress' && id === undefined) {
+      // progress goes to the request that asked for it, on that request's answer stream
+      const token = isObject(m.params) ? m.params.progressToken : undefined;
+      const tell =
+        typeof token === 'string' || typeof token === 'number'
+          ? this.progress.get(token)
+          : undefined;
+      tell?.(m);
+      return Promise.resolve();
+    }
     if (typeof m.method === 'string') {
       // a request of the server: a per-request client has no stream to receive it on
       if (typeof id === 'string' || typeof id === 'number') {

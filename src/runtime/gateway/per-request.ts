@@ -1,9 +1,9 @@
 /**
  * The 2026-07-28 (per-request) revision toward Codex, as pure functions: which POST speaks it,
  * whether its `Mcp-Method`/`Mcp-Name` headers agree with its body, the JSON-RPC errors it is
- * refused with (always carrying the request's id), the request as a 2025 session carries it (the
- * `_meta` envelope keys removed, the caller's `threadId` and the like kept), and the
- * `server/discover` answer made from a session's `initialize` result.
+ * refused with (always carrying the request's id), an answer as a 2026 client takes it (its
+ * `resultType` and cache hints), and the `server/discover` answer made from the route's
+ * `initialize` result.
  */
 import {
   META_CLIENT_CAPABILITIES,
@@ -14,28 +14,45 @@ import {
   UNSUPPORTED_PROTOCOL_VERSION,
   handshakeOf,
 } from '../protocol/mcp-versions.js';
+import { NAME_FIELD, decodeHeaderValue } from '../protocol/mcp-headers.js';
 import { isObject } from './relay-messages.js';
 
-/** `_meta` keys of the 2026 envelope, which a 2025 session never carries. */
-export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
-  META_PROTOCOL_VERSION,
-  META_CLIENT_INFO,
-  META_CLIENT_CAPABILITIES,
-  'io.modelcontextprotocol/logLevel',
+/** The 2026-07-28 `HeaderMismatch` error: the headers disagree with the body. */
+export const HEADER_MISMATCH = -32020;
+
+/** JSON-RPC `Invalid Request`: not one JSON-RPC request. */
+const INVALID_REQUEST = -32600;
+
+/** JSON-RPC `Invalid params`: here, a `_meta` envelope without what 2026-07-28 requires. */
+const INVALID_PARAMS = -32602;
+
+/** JSON-RPC `Method not found`. */
+const METHOD_NOT_FOUND = -32601;
+
+/** Methods of the session revisions that 2026-07-28 removed: not found, whatever the rules say. */
+export const REMOVED_METHODS: ReadonlySet<string> = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
 ]);
 
-/** Which field of `params` the `Mcp-Name` header mirrors, by method. */
-export const NAME_FIELD: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
-
-/** JSON-RPC `Invalid Request`: the headers disagree with the body. */
-export const HEADER_MISMATCH = -32600;
+/**
+ * The HTTP status of a per-request answer (pure): 404 for a method not found, 400 for a request
+ * refused as malformed (bad params, header mismatch, undeclared capability, unknown revision),
+ * 200 for any other answer.
+ */
+export function perRequestStatus(answer: Record<string, unknown>): number {
+  const error = answer.error;
+  const code = isObject(error) ? error.code : undefined;
+  if (code === METHOD_NOT_FOUND) return 404;
+  if (code === INVALID_REQUEST || code === INVALID_PARAMS) return 400;
+  if (code === HEADER_MISMATCH || code === -32021 || code === UNSUPPORTED_PROTOCOL_VERSION) {
+    return 400;
+  }
+  return 200;
+}
 
 type Id = string | number;
 type Headers = Readonly<Record<string, string | string[] | undefined>>;
@@ -79,12 +96,6 @@ export function rpcError(
   };
 }
 
-/** A header value as sent: `=?base64?…?=` decoded, anything else as is. */
-function decodeHeader(value: string): string {
-  const match = /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(value);
-  return match?.[1] !== undefined ? Buffer.from(match[1], 'base64').toString('utf8') : value;
-}
-
 /**
  * Why a per-request POST is refused before any rule sees it, or undefined: an unknown revision,
  * a header revision that differs from the envelope's, a `Mcp-Method` other than the body's
@@ -95,7 +106,7 @@ export function perRequestRefusal(
   body: unknown,
 ): { code: number; message: string; data?: unknown } | undefined {
   if (!isObject(body) || typeof body.method !== 'string') {
-    return { code: HEADER_MISMATCH, message: 'send one JSON-RPC message per request' };
+    return { code: INVALID_REQUEST, message: 'send one JSON-RPC message per request' };
   }
   const inHeader = header(headers, 'mcp-protocol-version');
   const inBody = envelopeVersion(body);
@@ -113,6 +124,24 @@ export function perRequestRefusal(
       message: `codex-mmo gateway refused this request [header-mismatch]: MCP-Protocol-Version '${inHeader}' differs from the _meta envelope's '${inBody}'`,
     };
   }
+  const meta = isObject(body.params) && isObject(body.params._meta) ? body.params._meta : {};
+  const info = meta[META_CLIENT_INFO];
+  if (
+    inBody === undefined ||
+    !isObject(meta[META_CLIENT_CAPABILITIES]) ||
+    (info !== undefined && !isObject(info))
+  ) {
+    return {
+      code: INVALID_PARAMS,
+      message: `codex-mmo gateway refused this request [invalid-envelope]: MCP ${version} requires params._meta to carry '${META_PROTOCOL_VERSION}' and '${META_CLIENT_CAPABILITIES}'`,
+    };
+  }
+  if (REMOVED_METHODS.has(body.method)) {
+    return {
+      code: METHOD_NOT_FOUND,
+      message: `'${body.method}' is not a method of MCP ${version}`,
+    };
+  }
   const method = header(headers, 'mcp-method');
   if (method !== body.method) {
     return {
@@ -125,7 +154,7 @@ export function perRequestRefusal(
   const named = field === undefined ? undefined : params[field];
   const sent = header(headers, 'mcp-name');
   const expected = typeof named === 'string' ? named : undefined;
-  const got = sent === undefined ? undefined : decodeHeader(sent);
+  const got = sent === undefined ? undefined : decodeHeaderValue(sent);
   if (got !== expected) {
     return {
       code: HEADER_MISMATCH,
@@ -135,18 +164,28 @@ export function perRequestRefusal(
   return undefined;
 }
 
-/** A message as a 2025 session carries it: the 2026 envelope keys removed from its `_meta`. */
-export function stripEnvelope(message: Record<string, unknown>): Record<string, unknown> {
-  const params = message.params;
-  if (!isObject(params) || !isObject(params._meta)) return message;
-  const meta = Object.fromEntries(
-    Object.entries(params._meta).filter(([key]) => !ENVELOPE_KEYS.has(key)),
-  );
-  const rest = Object.fromEntries(Object.entries(params).filter(([key]) => key !== '_meta'));
-  return {
-    ...message,
-    params: Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest,
-  };
+/** Results a 2026 client may cache, which carry `ttlMs` and `cacheScope`. */
+const CACHEABLE: ReadonlySet<string> = new Set([
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+/**
+ * An answer as a 2026 client takes it (pure): a result without `resultType` is `complete`, and a
+ * cacheable one without a cache hint is not cached (`ttlMs` 0, private), as a server of a
+ * session revision meant it.
+ */
+export function perRequestAnswer(
+  method: string,
+  answer: Record<string, unknown>,
+): Record<string, unknown> {
+  const result = answer.result;
+  if (!isObject(result)) return answer;
+  const hint = CACHEABLE.has(method) ? { ttlMs: 0, cacheScope: 'private' } : {};
+  return { ...answer, result: { resultType: 'complete', ...hint, ...result } };
 }
 
 /** The `initialize` params a gateway-opened session sends for a per-request client. */
@@ -163,9 +202,27 @@ export function sessionInitParams(body: unknown, protocolVersion: string): Recor
 }
 
 /**
+ * Capabilities as the gateway keeps them toward a per-request client (pure): no `listChanged` and
+ * no resource `subscribe`, since `subscriptions/listen` and resource subscriptions are refused.
+ */
+function perRequestCapabilities(capabilities: unknown): Record<string, unknown> {
+  if (!isObject(capabilities)) return {};
+  const out: Record<string, unknown> = { ...capabilities };
+  for (const key of ['tools', 'prompts', 'resources']) {
+    const entry = out[key];
+    if (!isObject(entry)) continue;
+    out[key] = Object.fromEntries(
+      Object.entries(entry).filter(([k]) => k !== 'listChanged' && k !== 'subscribe'),
+    );
+  }
+  return out;
+}
+
+/**
  * The `server/discover` result of a server, from its (pinned) `initialize` result: the
- * per-request revisions, its capabilities and instructions, its serverInfo in `_meta`, and a
- * cache hint of none (`ttlMs` 0, private: what a server answers may change with its pin).
+ * per-request revisions, its capabilities (less the notification streams the gateway refuses)
+ * and instructions, its serverInfo in `_meta`, and a cache hint of none (`ttlMs` 0, private:
+ * what a server answers may change with its pin).
  */
 export function discoverResult(init: Record<string, unknown>): Record<string, unknown> {
   const serverInfo = isObject(init.serverInfo)
@@ -174,7 +231,7 @@ export function discoverResult(init: Record<string, unknown>): Record<string, un
   return {
     resultType: 'complete',
     supportedVersions: [...MCP_DISCOVER_VERSIONS],
-    capabilities: isObject(init.capabilities) ? init.capabilities : {},
+    capabilities: perRequestCapabilities(init.capabilities),
     ...(typeof init.instructions === 'string' ? { instructions: init.instructions } : {}),
     ttlMs: 0,
     cacheScope: 'private',

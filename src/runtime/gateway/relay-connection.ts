@@ -52,6 +52,7 @@ import { startUpstream, type Upstream } from '../upstream/upstream.js';
 import { DEFAULT_STARTUP_TIMEOUT_SEC } from '../upstream/launch-plan.js';
 import { leaseHandshake, leaseInitializeResult } from './lease.js';
 import { pinInitialize } from './initialize-pin.js';
+import { handshakeOf } from '../protocol/mcp-versions.js';
 
 /** Which of several maskings of one message the record keeps: the strongest. */
 const MASK_RANK: Record<AnswerMask | 'none', number> = {
@@ -441,7 +442,10 @@ export class RelayConnection {
       return false;
     }
     if (method === 'tools/list') this.lists.add(id);
-    else if (method === 'initialize') this.inits.add(id);
+    else if (method === 'initialize') {
+      this.inits.add(id);
+      this.clientInit = params;
+    }
     if (recordsAdmitted(method)) this.calls.set(id, pending);
     return true;
   }
@@ -616,10 +620,15 @@ export class RelayConnection {
         out.result = filtered.result;
         if (filtered.drifted.length > 0) this.shared.drifted(this.route, filtered.drifted);
       } else if (isInputRequired(out.result)) {
-        // a 2026 multi round-trip cannot be answered through a 2025 session: refused, an error
-        delete out.result;
-        out.error = { code: REFUSED_CODE, message: INPUT_REQUIRED_REFUSAL };
-        this.finishCall(id, 'error', 'input-required', masked);
+        if (speaksPerRequest(this.clientInit)) {
+          // a 2026 client retries the same request with its answers, checked again then
+          this.finishCall(id, 'ok', 'input-required', masked);
+        } else {
+          // a 2026 multi round-trip cannot be answered through a 2025 session: refused, an error
+          delete out.result;
+          out.error = { code: REFUSED_CODE, message: INPUT_REQUIRED_REFUSAL };
+          this.finishCall(id, 'error', 'input-required', masked);
+        }
       } else if (this.calls.has(id)) {
         const failed = 'error' in out || (isObject(out.result) && out.result.isError === true);
         this.finishCall(
@@ -713,6 +722,12 @@ export const INPUT_REQUIRED_REFUSAL =
 /** Whether a result is a 2026 `input_required` (multi round-trip) answer. */
 function isInputRequired(result: unknown): boolean {
   return isObject(result) && result.resultType === 'input_required';
+}
+
+/** Whether the client opened in a per-request revision (the gateway for a 2026 client). */
+function speaksPerRequest(init: unknown): boolean {
+  const version = isObject(init) ? init.protocolVersion : undefined;
+  return typeof version === 'string' && handshakeOf(version) === 'discover';
 }
 
 /** A request's params without `_meta` (what Codex adds), as recorded. */

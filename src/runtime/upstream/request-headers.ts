@@ -2,20 +2,17 @@
  * The Streamable HTTP headers of a per-request (2026-07-28) revision, derived from each request's
  * own body: `MCP-Protocol-Version` from its `_meta` envelope, `Mcp-Method`, and `Mcp-Name` for the
  * methods that name a tool, prompt, resource or task (a value that is not plain printable ASCII
- * goes as `=?base64?…?=`). A session-era request gets none of them. A JSON-RPC error a server
+ * goes as `=?base64?…?=`), and a call's `Mcp-Param-*` headers its tool declares. A session-era
+ * request gets none of them. A JSON-RPC error a server
  * answers a request with under HTTP 400 or 404 (its `id` the request's) is that request's answer.
  */
+import {
+  NAME_FIELD,
+  encodeHeaderValue,
+  paramHeaderValues,
+  type ParamHeader,
+} from '../protocol/mcp-headers.js';
 import { META_PROTOCOL_VERSION, handshakeOf } from '../protocol/mcp-versions.js';
-
-/** Which field of `params` the `Mcp-Name` header mirrors, by method. */
-const NAME_FIELD: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
 
 type Fetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -23,18 +20,14 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A header value as sent: as is when it is printable ASCII without edge spaces, else base64. */
-export function headerValue(text: string): string {
-  const plain =
-    text !== '' &&
-    text === text.trim() &&
-    !(text.startsWith('=?base64?') && text.endsWith('?=')) &&
-    /^[\t\x20-\x7e]*$/.test(text);
-  return plain ? text : `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;
-}
+/** The `x-mcp-header` declarations of a server's tools, as its `tools/list` answers gave them. */
+export type ParamHeaderBook = Map<string, readonly ParamHeader[]>;
 
-/** The per-request headers of one JSON-RPC message body (empty for a session-era message). */
-export function requestHeaders(body: unknown): Record<string, string> {
+/**
+ * The per-request headers of one JSON-RPC message body (empty for a session-era message), with
+ * the `Mcp-Param-*` headers of a `tools/call` whose tool `book` knows.
+ */
+export function requestHeaders(body: unknown, book?: ParamHeaderBook): Record<string, string> {
   if (!isObject(body) || typeof body.method !== 'string' || !('id' in body)) return {};
   const params = isObject(body.params) ? body.params : {};
   const meta = isObject(params._meta) ? params._meta : {};
@@ -46,8 +39,9 @@ export function requestHeaders(body: unknown): Record<string, string> {
   };
   const field = Object.hasOwn(NAME_FIELD, body.method) ? NAME_FIELD[body.method] : undefined;
   const name = field !== undefined ? params[field] : undefined;
-  if (typeof name === 'string') headers['mcp-name'] = headerValue(name);
-  return headers;
+  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+  const declared = body.method === 'tools/call' && typeof name === 'string' ? book?.get(name) : [];
+  return { ...headers, ...paramHeaderValues(declared ?? [], params.arguments) };
 }
 
 function parse(text: string): unknown {
@@ -62,10 +56,10 @@ function parse(text: string): unknown {
  * `fetch` with the per-request headers added from each POST's body, and a JSON-RPC error answered
  * with HTTP 400 or 404 for the request's own id handed on as an HTTP 200 answer.
  */
-export function perRequestFetch(inner: Fetch = fetch): Fetch {
+export function perRequestFetch(inner: Fetch = fetch, book?: ParamHeaderBook): Fetch {
   return async (url, init) => {
     const body = init?.method === 'POST' && typeof init.body === 'string' ? parse(init.body) : {};
-    const extra = requestHeaders(body);
+    const extra = requestHeaders(body, book);
     const headers = new Headers(init?.headers);
     for (const [key, value] of Object.entries(extra)) headers.set(key, value);
     const response = await inner(url, { ...init, headers });

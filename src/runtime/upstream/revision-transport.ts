@@ -1,11 +1,14 @@
 /**
  * Talks to a real server in its own MCP revision while its user (the probe, a lease, the relay)
- * speaks a 2025 `initialize` session: the user's `initialize` goes first; a server that answers
- * it with "unsupported protocol version" naming a per-request revision (2026-07-28) is asked
- * `server/discover` instead, its answer becomes the user's `initialize` result, and from then on
- * every request carries the `_meta` envelope (protocol version, client info and capabilities),
- * `notifications/initialized` is not sent, and an `input_required` answer, which a session
- * client cannot take, is refused with an error naming both revisions.
+ * opens with `initialize`. A user of a session revision goes `initialize` first; a server that
+ * answers it with "unsupported protocol version" naming a per-request revision (2026-07-28) is
+ * asked `server/discover` instead. A user of a per-request revision (the gateway for a 2026
+ * client) goes `server/discover` first and falls back to a session of the newest session
+ * revision when the server does not answer it. Toward a per-request server every request carries
+ * the `_meta` envelope (the user's own envelope keys, when it sends them, under the agreed
+ * protocol version), `notifications/initialized` is not sent, and an `input_required` answer
+ * reaches only a per-request user (a session user gets an error naming both revisions). Toward a
+ * session server the envelope keys are removed.
  */
 import type {
   Transport,
@@ -20,10 +23,13 @@ import {
   META_SERVER_INFO,
   MCP_DISCOVER_VERSIONS,
   NEWEST_DISCOVER_VERSION,
+  NEWEST_SESSION_VERSION,
   UNSUPPORTED_PROTOCOL_VERSION,
   handshakeOf,
   negotiatedProtocolVersion,
 } from '../protocol/mcp-versions.js';
+import { paramHeaders } from '../protocol/mcp-headers.js';
+import type { ParamHeaderBook } from './request-headers.js';
 
 /** The JSON-RPC error code of an answer a session client cannot take. */
 export const REVISION_MISMATCH_CODE = -32000;
@@ -45,15 +51,46 @@ export function wantsDiscover(error: unknown): boolean {
   return supported.some((v) => typeof v === 'string' && handshakeOf(v) === 'discover');
 }
 
-/** The `initialize` result a session client gets for a `server/discover` answer (pure). */
+/** `_meta` keys of the per-request envelope, which a session server is never sent. */
+export const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  META_PROTOCOL_VERSION,
+  META_CLIENT_INFO,
+  META_CLIENT_CAPABILITIES,
+  'io.modelcontextprotocol/logLevel',
+]);
+
+/** Whether `version` is a per-request revision codex-mmo speaks. */
+function perRequestVersion(version: unknown): boolean {
+  return typeof version === 'string' && handshakeOf(version) === 'discover';
+}
+
+/** A message as a session carries it: the envelope keys removed from its `_meta` (pure). */
+export function stripEnvelope(message: Record<string, unknown>): Record<string, unknown> {
+  const params = message.params;
+  if (!isObject(params) || !isObject(params._meta)) return message;
+  const meta = Object.fromEntries(
+    Object.entries(params._meta).filter(([key]) => !ENVELOPE_KEYS.has(key)),
+  );
+  const rest = Object.fromEntries(Object.entries(params).filter(([key]) => key !== '_meta'));
+  return {
+    ...message,
+    params: Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest,
+  };
+}
+
+/**
+ * The `initialize` result a user gets for a `server/discover` answer (pure): the revision
+ * discovered for a per-request user, else the session revision it asked for.
+ */
 export function initializeFromDiscover(
   discovered: Record<string, unknown>,
   requested: unknown,
+  version: string = NEWEST_DISCOVER_VERSION,
 ): Record<string, unknown> {
   const meta = isObject(discovered._meta) ? discovered._meta : {};
   const info = isObject(discovered.serverInfo) ? discovered.serverInfo : meta[META_SERVER_INFO];
   return {
-    protocolVersion: negotiatedProtocolVersion(requested),
+    protocolVersion: perRequestVersion(requested) ? version : negotiatedProtocolVersion(requested),
     capabilities: isObject(discovered.capabilities) ? discovered.capabilities : {},
     serverInfo: isObject(info) ? info : { name: '', version: '' },
     ...(typeof discovered.instructions === 'string'
@@ -74,10 +111,19 @@ export class RevisionTransport implements Transport {
   private opening: { readonly id: string | number; readonly params: unknown } | undefined;
   /** The server's answer to that `initialize`, kept for when `server/discover` fails too. */
   private refused: JSONRPCMessage | undefined;
-  /** The session revision the user speaks (for messages). */
+  /** The revision the user asked for in its `initialize`. */
   private clientVersion = '';
+  /** Set once a per-request user's `server/discover` failed and a session was asked for. */
+  private fellBack = false;
 
-  constructor(private readonly inner: Transport) {
+  /** Tool names of `tools/list` requests in flight, to learn their `x-mcp-header` declarations. */
+  private readonly lists = new Set<string | number>();
+
+  constructor(
+    private readonly inner: Transport,
+    /** Filled with each listed tool's `x-mcp-header` declarations, when given. */
+    private readonly book?: ParamHeaderBook,
+  ) {
     inner.onmessage = (message) => {
       this.fromServer(message);
     };
@@ -111,26 +157,54 @@ export class RevisionTransport implements Transport {
     const m = message as Record<string, unknown>;
     const method = typeof m.method === 'string' ? m.method : undefined;
     const id = m.id as string | number | undefined;
+    if (method === 'tools/list' && id !== undefined && this.book !== undefined) this.lists.add(id);
     if (method === 'initialize' && id !== undefined) {
       const params = isObject(m.params) ? m.params : {};
       this.clientVersion = typeof params.protocolVersion === 'string' ? params.protocolVersion : '';
-      if (this.envelope !== undefined) {
-        // a per-request server has no session to open again: the user gets its answer again
-        this.opening = { id, params };
-        return this.discover();
-      }
       this.opening = { id, params };
+      // a per-request server has no session to open again; a per-request user asks it first
+      if (this.envelope !== undefined) return this.discover();
+      if (perRequestVersion(params.protocolVersion)) {
+        // a session server over HTTP may refuse the request outright: it gets a session instead
+        return this.discover().catch(() => this.fallBack());
+      }
       return this.inner.send(message, options);
     }
-    if (this.envelope === undefined) return this.inner.send(message, options);
+    if (this.envelope === undefined) {
+      return this.inner.send(stripEnvelope(m) as JSONRPCMessage, options);
+    }
     if (method === 'notifications/initialized') return Promise.resolve();
     if (method === undefined || id === undefined) return this.inner.send(message, options);
     const params = isObject(m.params) ? m.params : {};
     const meta = isObject(params._meta) ? params._meta : {};
-    return this.inner.send(
-      { ...m, params: { ...params, _meta: { ...meta, ...this.envelope } } } as JSONRPCMessage,
-      options,
-    );
+    const keys = Object.entries(meta).filter(([key]) => ENVELOPE_KEYS.has(key));
+    const rest = Object.entries(meta).filter(([key]) => !ENVELOPE_KEYS.has(key));
+    // a per-request user's own envelope (its capabilities for this request) goes on as sent
+    const envelope: Record<string, unknown> = {
+      ...this.envelope,
+      ...(perRequestVersion(this.clientVersion) ? Object.fromEntries(keys) : {}),
+      [META_PROTOCOL_VERSION]: this.envelope[META_PROTOCOL_VERSION],
+    };
+    const out = {
+      ...m,
+      params: { ...params, _meta: { ...Object.fromEntries(rest), ...envelope } },
+    };
+    return this.inner.send(out as unknown as JSONRPCMessage, options);
+  }
+
+  /** Opens a session of the newest session revision after `server/discover` went unanswered. */
+  private fallBack(): Promise<void> {
+    const opening = this.opening;
+    if (opening === undefined) return Promise.resolve();
+    const params = isObject(opening.params) ? opening.params : {};
+    this.fellBack = true;
+    this.inner.setProtocolVersion?.(NEWEST_SESSION_VERSION);
+    return this.inner.send({
+      jsonrpc: '2.0',
+      id: opening.id,
+      method: 'initialize',
+      params: { ...params, protocolVersion: NEWEST_SESSION_VERSION },
+    });
   }
 
   /** Asks a per-request server `server/discover` for the user's `initialize`. */
@@ -152,9 +226,12 @@ export class RevisionTransport implements Transport {
 
   private fromServer(message: JSONRPCMessage): void {
     const m = message as Record<string, unknown>;
+    if ((typeof m.id === 'string' || typeof m.id === 'number') && this.lists.delete(m.id)) {
+      this.learn(m.result);
+    }
     const opening = this.opening;
     if (opening !== undefined && !('method' in m) && m.id === opening.id && !this.perRequest) {
-      if (wantsDiscover(m.error)) {
+      if (wantsDiscover(m.error) && !this.fellBack) {
         this.refused = message;
         void this.discover().catch((error: unknown) => {
           this.opened(undefined, error);
@@ -168,10 +245,23 @@ export class RevisionTransport implements Transport {
       return;
     }
     if (m.id === DISCOVER_ID && !('method' in m)) {
-      this.opened(isObject(m.result) ? m.result : undefined, m.error);
+      const result = isObject(m.result) ? m.result : undefined;
+      const first = perRequestVersion(this.clientVersion) && !this.fellBack && !this.perRequest;
+      if (first && (result === undefined || discoveredVersion(result) === undefined)) {
+        void this.fallBack().catch((error: unknown) => {
+          this.opened(undefined, error);
+        });
+        return;
+      }
+      this.opened(result, m.error);
       return;
     }
-    if (this.perRequest && isObject(m.result) && m.result.resultType === 'input_required') {
+    if (
+      this.perRequest &&
+      !perRequestVersion(this.clientVersion) &&
+      isObject(m.result) &&
+      m.result.resultType === 'input_required'
+    ) {
       this.onmessage?.({
         jsonrpc: '2.0',
         id: m.id,
@@ -185,15 +275,22 @@ export class RevisionTransport implements Transport {
     this.onmessage?.(message);
   }
 
+  /** Records the `x-mcp-header` declarations of the tools a `tools/list` answer lists. */
+  private learn(result: unknown): void {
+    const tools = isObject(result) && Array.isArray(result.tools) ? result.tools : [];
+    for (const tool of tools) {
+      if (isObject(tool) && typeof tool.name === 'string') {
+        this.book?.set(tool.name, paramHeaders(tool.inputSchema));
+      }
+    }
+  }
+
   /** The end of `server/discover`: the user's `initialize` is answered from it, or refused. */
   private opened(result: Record<string, unknown> | undefined, error: unknown): void {
     const opening = this.opening;
     this.opening = undefined;
     if (opening === undefined) return;
-    const supported = Array.isArray(result?.supportedVersions)
-      ? (result.supportedVersions as unknown[])
-      : [NEWEST_DISCOVER_VERSION];
-    const version = MCP_DISCOVER_VERSIONS.findLast((v) => supported.includes(v));
+    const version = result === undefined ? undefined : discoveredVersion(result);
     if (result === undefined || version === undefined) {
       const why = isObject(error) && typeof error.message === 'string' ? `: ${error.message}` : '';
       const refused = this.refused as Record<string, unknown> | undefined;
@@ -221,7 +318,15 @@ export class RevisionTransport implements Transport {
     this.onmessage?.({
       jsonrpc: '2.0',
       id: opening.id,
-      result: initializeFromDiscover(result, params.protocolVersion),
+      result: initializeFromDiscover(result, params.protocolVersion, version),
     });
   }
+}
+
+/** The newest per-request revision both a `server/discover` answer and codex-mmo speak. */
+function discoveredVersion(result: Record<string, unknown>): string | undefined {
+  const supported = Array.isArray(result.supportedVersions)
+    ? (result.supportedVersions as unknown[])
+    : [NEWEST_DISCOVER_VERSION];
+  return MCP_DISCOVER_VERSIONS.findLast((v) => supported.includes(v));
 }

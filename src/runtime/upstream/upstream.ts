@@ -11,7 +11,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describeError } from '../../foundation/errors.js';
 import { planLaunch, type LaunchContext } from './launch-plan.js';
 import { ProcessGroupTransport } from './process-group-transport.js';
-import { perRequestFetch } from './request-headers.js';
+import { perRequestFetch, type ParamHeaderBook } from './request-headers.js';
 import { RevisionTransport } from './revision-transport.js';
 import { resolveCommand } from '../../config/registry/readiness.js';
 import type { ServerDefinition } from '../../config/registry/types.js';
@@ -143,12 +143,14 @@ export async function openUpstream(
   // the SDK's HTTP client loads with the first HTTP server, not with every session
   const { StreamableHTTPClientTransport: HttpClientTransport } =
     await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  // the tools' `x-mcp-header` declarations, learnt from the server's own tools/list answers
+  const book: ParamHeaderBook = new Map();
   const http = new HttpClientTransport(new URL(target.url), {
     requestInit: { headers: { ...target.headers } },
-    fetch: perRequestFetch(),
+    fetch: perRequestFetch(fetch, book),
   });
   await http.start();
-  const revision = new RevisionTransport(http);
+  const revision = new RevisionTransport(http, book);
   let closed = false;
   return {
     transport: revision,

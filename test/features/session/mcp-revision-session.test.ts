@@ -2,8 +2,9 @@
  * Codex's MCP revision toward the gateway, with real Codex: an `exec` session whose root calls a
  * granted tool and `mmo_mesh` works the same whether Codex's `mcp_2026_07_28` feature is off
  * (2025 `initialize` sessions) or turned on in codex-base.toml's `[features]` (2026-07-28:
- * `server/discover` first, no session). With it on the server still gets a 2025 session, opened
- * by the gateway, and never the 2026 `_meta` envelope.
+ * `server/discover` first, no session). With it on, the gateway asks the (2025) server
+ * `server/discover` first, then opens a 2025 session with it that never carries the `_meta`
+ * envelope.
  */
 import { appendFile, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -105,9 +106,12 @@ describe('the MCP revision Codex speaks to the gateway', () => {
     expect(output).toContain('REVISION-PROBE');
     expect(output).toMatch(/participants/);
     expect(output).not.toContain('refused');
-    // the gateway opened the server's session (its newest 2025 revision) for Codex's 2026 client
+    // for Codex's 2026 client the gateway asked the server server/discover first; a 2025 server
+    // does not answer it, so the gateway opened its session (the newest 2025 revision)
+    expect(logged[0]?.method).toBe('server/discover');
     expect(initializeVersion(logged)).toBe('2025-11-25');
     expect(logged.some((m) => m.method === 'tools/call')).toBe(true);
-    expect(JSON.stringify(logged)).not.toContain('io.modelcontextprotocol/');
+    // past the discover, the session server never gets the 2026 envelope
+    expect(JSON.stringify(logged.slice(1))).not.toContain('io.modelcontextprotocol/');
   });
 });

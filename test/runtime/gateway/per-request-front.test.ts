@@ -1,17 +1,22 @@
 /**
  * The gateway's HTTP front toward a client of MCP 2026-07-28 (no session, the `_meta` envelope,
  * `Mcp-Method`/`Mcp-Name` headers), against real servers: `server/discover` answered from the
- * route's server, tools listed and called through a gateway-opened 2025 session (the envelope
- * never reaches the server, the caller's thread does), headers that disagree with the body
- * refused with the request's id, and a 2026 `input_required` answer refused naming both
- * revisions and recorded as an error.
+ * route's server, tools listed and called through a gateway-opened session of a 2025 server (the
+ * envelope never reaches it, the caller's thread does), headers that disagree with the body
+ * (`Mcp-Param-*` included) refused with the request's id and -32020, removed methods not found,
+ * and an `input_required` answer passed to the 2026 client but refused to a 2025 session client,
+ * naming both revisions.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
 import { readCalls } from '../../../src/runtime/gateway/call-log.js';
+import type { CallRecord } from '../../../src/runtime/gateway/call-record.js';
 import { GatewayHub } from '../../../src/runtime/gateway/gateway-hub.js';
 import type { Route } from '../../../src/runtime/gateway/relay-connection.js';
 import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
@@ -43,7 +48,7 @@ rl.on('line', (line) => {
   if (m.id === undefined) return;
   const send = (result) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
   if (m.method === 'initialize') send({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'asker', version: '1' }, instructions: 'ask first' });
-  else if (m.method === 'tools/list') send({ tools: [{ name: 'ask', inputSchema: { type: 'object' } }] });
+  else if (m.method === 'tools/list') send({ tools: [{ name: 'ask', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }] });
   else if (m.method === 'tools/call') send({ resultType: 'input_required', inputRequests: { ok: { method: 'elicitation/create', params: { message: 'sure?' } } } });
   else process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } }) + '\\n');
 });`;
@@ -185,7 +190,8 @@ describe('the HTTP front toward MCP 2026-07-28 clients', () => {
       { 'mcp-method': 'tools/call', 'mcp-name': 'hidden' },
     );
     expect(JSON.stringify(refused.body.result)).toContain('[tool-not-granted]');
-    // the asker server logs what reaches it: a 2025 session, never the envelope
+    // the asker server (of a 2025 session) logs what reaches it: past the server/discover it did
+    // not answer, a session, never the envelope
     await post(
       tokens.asker ?? '',
       {
@@ -196,7 +202,10 @@ describe('the HTTP front toward MCP 2026-07-28 clients', () => {
       },
       { 'mcp-method': 'tools/list' },
     );
-    const received = readFileSync(seen, 'utf8');
+    const received = readFileSync(seen, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '' && !l.includes('"server/discover"'))
+      .join('\n');
     expect(received).toContain('"method":"initialize"');
     expect(received).toContain('"threadId":"x"');
     expect(received).not.toContain('io.modelcontextprotocol/');
@@ -237,7 +246,7 @@ describe('the HTTP front toward MCP 2026-07-28 clients', () => {
     expect(((await res.json()) as { id: unknown }).id).toBe(31);
   });
 
-  it('refuses an input_required answer naming both revisions, recorded as an error', async () => {
+  it('passes an input_required answer to the 2026 client, recorded as a call that goes on', async () => {
     const call = await post(
       tokens.asker ?? '',
       {
@@ -249,18 +258,94 @@ describe('the HTTP front toward MCP 2026-07-28 clients', () => {
       { 'mcp-method': 'tools/call', 'mcp-name': 'ask' },
     );
     expect(call.body.id).toBe(41);
-    expect(call.body.result).toBeUndefined();
-    const message = (call.body.error as { message: string }).message;
-    expect(message).toContain('2026-07-28');
-    expect(message).toContain('2025-11-25');
-    // the calls log is written as the answer goes out: wait for the record
-    let ask;
-    for (let waited = 0; ask === undefined && waited < 3000; waited += 50) {
-      const { calls } = await readCalls(root);
-      ask = calls.find((c) => c.server === 'asker' && c.tool === 'ask');
-      if (ask === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(ask?.outcome).toBe('error');
+    expect(call.body.result).toMatchObject({ resultType: 'input_required' });
+    const ask = await callRecord('ask');
+    expect(ask?.outcome).toBe('ok');
     expect(ask?.reason).toBe('input-required');
   });
+
+  it('refuses an input_required answer to a 2025 session client, naming both revisions', async () => {
+    const client = new Client({ name: 'session-client', version: '1' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(url), {
+        requestInit: { headers: { authorization: `Bearer ${tokens.asker ?? ''}` } },
+      }),
+    );
+    const failed = await client.callTool({ name: 'ask', arguments: {} }).then(
+      () => 'answered',
+      (error: unknown) => String(error),
+    );
+    await client.close();
+    expect(failed).toContain('2026-07-28');
+    expect(failed).toContain('2025-11-25');
+    const records = (await readCalls(root)).calls.filter((c) => c.tool === 'ask');
+    expect(records.some((c) => c.outcome === 'error' && c.reason === 'input-required')).toBe(true);
+  });
+
+  it('validates Mcp-Param headers against the arguments of a tool that declares them', async () => {
+    const listed = await post(
+      tokens.asker ?? '',
+      { jsonrpc: '2.0', id: 51, method: 'tools/list', params: { _meta: envelope() } },
+      { 'mcp-method': 'tools/list' },
+    );
+    expect(JSON.stringify(listed.body.result)).toContain('x-mcp-header');
+    const callWith = (id: number, headers: Record<string, string>) =>
+      post(
+        tokens.asker ?? '',
+        {
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'ask', arguments: { region: 'eu-west' }, _meta: envelope() },
+        },
+        { 'mcp-method': 'tools/call', 'mcp-name': 'ask', ...headers },
+      );
+    for (const [id, headers] of [
+      [52, {}],
+      [53, { 'mcp-param-region': 'us-east' }],
+      [54, { 'mcp-param-region': '=?base64?ZXUtd2VzdA?=' }],
+    ] as const) {
+      const refused = await callWith(id, headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(400);
+      expect(refused.body.id).toBe(id);
+      expect((refused.body.error as { code: number }).code).toBe(-32020);
+    }
+    const plain = await callWith(55, { 'mcp-param-region': 'eu-west' });
+    expect(plain.status).toBe(200);
+    const encoded = await callWith(56, { 'mcp-param-region': '=?base64?ZXUtd2VzdA==?=' });
+    expect(encoded.status).toBe(200);
+  });
+
+  it('answers the methods 2026-07-28 removed, and an envelope without capabilities, with 4xx', async () => {
+    const ping = await post(
+      tokens.echo ?? '',
+      { jsonrpc: '2.0', id: 61, method: 'ping', params: { _meta: envelope() } },
+      { 'mcp-method': 'ping' },
+    );
+    expect(ping.status).toBe(404);
+    expect((ping.body.error as { code: number }).code).toBe(-32601);
+    const bare = await post(
+      tokens.echo ?? '',
+      {
+        jsonrpc: '2.0',
+        id: 62,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': V2026 } },
+      },
+      { 'mcp-method': 'tools/list' },
+    );
+    expect(bare.status).toBe(400);
+    expect((bare.body.error as { code: number }).code).toBe(-32602);
+  });
 });
+
+/** The calls-log record of `tool`, waited for: the log is written as the answer goes out. */
+async function callRecord(tool: string): Promise<CallRecord | undefined> {
+  for (let waited = 0; waited < 3000; waited += 50) {
+    const { calls } = await readCalls(root);
+    const found = calls.find((c) => c.server === 'asker' && c.tool === tool);
+    if (found !== undefined) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}

@@ -1,8 +1,9 @@
 /**
  * A route's per-request clients as one gateway-served transport: it opens with an `initialize`
- * of the client's envelope, carries each request under an id of its own and answers it under the
- * client's, without the envelope; a cancellation names the request by the transport's id; a
- * request of the server is refused, since a per-request client has no stream to receive it.
+ * of the client's revision and envelope, carries each request under an id of its own (envelope
+ * kept, for the upstream to keep or remove) and answers it under the client's as a 2026 result;
+ * a cancellation names the request by the transport's id; progress reaches the request that asked
+ * for it; a request of the server is refused, since a per-request client has no stream for it.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
@@ -38,14 +39,14 @@ function served(): { session: PerRequestSession; got: Record<string, unknown>[] 
 }
 
 describe('PerRequestSession', () => {
-  it('opens a 2025 session from the envelope and answers under the client id', async () => {
+  it('opens in the client revision from the envelope and answers under the client id', async () => {
     const { session, got } = served();
     const init = await session.open({ params: { _meta: META } });
     expect(init.result).toMatchObject({ serverInfo: { name: 's' } });
     expect(got[0]).toMatchObject({
       method: 'initialize',
       params: {
-        protocolVersion: '2025-11-25',
+        protocolVersion: '2026-07-28',
         clientInfo: { name: 'codex-mcp-client' },
         capabilities: { elicitation: {} },
       },
@@ -60,9 +61,42 @@ describe('PerRequestSession', () => {
     expect(answer).toEqual({
       jsonrpc: '2.0',
       id: 5,
-      result: { echoed: { _meta: { threadId: 't' } } },
+      result: {
+        resultType: 'complete',
+        ttlMs: 0,
+        cacheScope: 'private',
+        echoed: { _meta: { ...META, threadId: 't' } },
+      },
     });
     expect(got[2]?.id).not.toBe(5);
+  });
+
+  it('passes progress to the request whose token it carries, and no other', async () => {
+    const { session, got } = served();
+    await session.open({});
+    const seen: unknown[] = [];
+    const pending = session.request(
+      {
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'slow', _meta: { progressToken: 'p7' } },
+      },
+      (n) => seen.push(n),
+    );
+    const progress = (token: string): JSONRPCMessage => ({
+      jsonrpc: '2.0',
+      method: 'notifications/progress',
+      params: { progressToken: token, progress: 1 },
+    });
+    await session.send(progress('p7'));
+    await session.send(progress('other'));
+    expect(seen).toEqual([progress('p7')]);
+    await session.send({ jsonrpc: '2.0', id: got.at(-1)?.id as string, result: { content: [] } });
+    expect((await pending).result).toMatchObject({ resultType: 'complete', content: [] });
+    // once answered, the request hears nothing more
+    await session.send(progress('p7'));
+    expect(seen).toHaveLength(1);
   });
 
   it('names a cancelled request by its own id, and refuses the server’s requests', async () => {

@@ -1,15 +1,15 @@
 /**
  * The per-request (2026-07-28) revision toward Codex, as pure decisions: which POST speaks it,
- * headers checked against the body, the envelope removed before a 2025 session carries a
- * request (the caller's thread kept), and `server/discover` made from an `initialize` result.
+ * headers checked against the body, an answer completed as a 2026 client takes it, and
+ * `server/discover` made from an `initialize` result.
  */
 import { describe, expect, it } from 'vitest';
 
 import {
   discoverResult,
   isPerRequest,
+  perRequestAnswer,
   perRequestRefusal,
-  stripEnvelope,
 } from '../../../src/runtime/gateway/per-request.js';
 
 const ENVELOPE = {
@@ -55,26 +55,43 @@ describe('per-request requests toward Codex', () => {
     ).toBe(-32022);
   });
 
-  it('removes the envelope and keeps the rest of _meta', () => {
-    const stripped = stripEnvelope({
-      ...call('echo'),
-      params: { name: 'echo', _meta: { ...ENVELOPE, threadId: 't1', progressToken: 2 } },
+  it("completes a session server's answer as a 2026 result, and keeps what the server said", () => {
+    const list = { jsonrpc: '2.0', id: 3, result: { tools: [] } };
+    expect(perRequestAnswer('tools/list', list).result).toEqual({
+      resultType: 'complete',
+      ttlMs: 0,
+      cacheScope: 'private',
+      tools: [],
     });
-    expect(stripped.params).toEqual({ name: 'echo', _meta: { threadId: 't1', progressToken: 2 } });
-    expect(stripEnvelope(call('echo')).params).toEqual({ name: 'echo' });
+    const called = { jsonrpc: '2.0', id: 4, result: { content: [] } };
+    expect(perRequestAnswer('tools/call', called).result).toEqual({
+      resultType: 'complete',
+      content: [],
+    });
+    const asked = { jsonrpc: '2.0', id: 5, result: { resultType: 'input_required', ttlMs: 9 } };
+    expect(perRequestAnswer('resources/read', asked).result).toEqual({
+      resultType: 'input_required',
+      ttlMs: 9,
+      cacheScope: 'private',
+    });
+    const failed = { jsonrpc: '2.0', id: 6, error: { code: -1, message: 'no' } };
+    expect(perRequestAnswer('tools/call', failed)).toEqual(failed);
   });
 
-  it('answers server/discover from an initialize result', () => {
+  it('answers server/discover from an initialize result, without the streams it refuses', () => {
     const init = {
       protocolVersion: '2025-11-25',
-      capabilities: { tools: { listChanged: true } },
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+      },
       serverInfo: { name: 'notes', version: '1.2.0' },
       instructions: 'Use notes.',
     };
     expect(discoverResult(init)).toEqual({
       resultType: 'complete',
       supportedVersions: ['2026-07-28'],
-      capabilities: { tools: { listChanged: true } },
+      capabilities: { tools: {}, resources: {} },
       instructions: 'Use notes.',
       ttlMs: 0,
       cacheScope: 'private',

@@ -12,6 +12,9 @@ import { join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { startHttpMcpServer } from '../../support/http-mcp-server.js';
+import { ECHO_SERVER } from '../../support/world.js';
+import { stripEnvelope } from '../../../src/runtime/upstream/revision-transport.js';
 import {
   clientTransport,
   openUpstream,
@@ -146,5 +149,124 @@ describe('RevisionTransport over a real 2026-07-28 server', () => {
     expect(upstream.revision()).not.toBe('2026-07-28');
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
     expect(logged(log).map((m) => m.method)).not.toContain('server/discover');
+  });
+});
+
+type Message = Record<string, unknown>;
+
+/** The upstream's own transport as a request function (what the gateway's relay sends). */
+function rawClient(upstream: Upstream): (message: Message) => Promise<Message> {
+  cleanups.push(() => upstream.stop());
+  const waiting = new Map<unknown, (m: Message) => void>();
+  upstream.transport.onmessage = (m) => {
+    const message = m as Message;
+    const settle = waiting.get(message.id);
+    waiting.delete(message.id);
+    settle?.(message);
+  };
+  return (message) =>
+    new Promise((settle) => {
+      waiting.set(message.id, settle);
+      void upstream.transport.send(message as never);
+    });
+}
+
+const V2026 = '2026-07-28';
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': V2026,
+  'io.modelcontextprotocol/clientInfo': { name: 'codex-mcp-client', version: '0.171.0' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+};
+const OPEN_2026 = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: V2026,
+    capabilities: { elicitation: {} },
+    clientInfo: { name: 'codex-mcp-client', version: '0.171.0' },
+  },
+};
+
+function callOf(id: number, name: string): Message {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name, arguments: { text: 'x' }, _meta: { ...ENVELOPE, threadId: 't1' } },
+  };
+}
+
+describe('RevisionTransport for a user of MCP 2026-07-28 (the gateway of a 2026 client)', () => {
+  it('asks a server of both eras server/discover first and passes input_required through', async () => {
+    const log = logFile();
+    const upstream = await openUpstream({
+      transport: 'stdio',
+      command: process.execPath,
+      args: [SERVER, '--name', 'both', '--tools', 'echo,confirm', '--log-methods', log],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    const send = rawClient(upstream);
+    const opened = await send(OPEN_2026);
+    expect(opened.result).toMatchObject({ protocolVersion: V2026, serverInfo: { name: 'both' } });
+    expect(upstream.revision()).toBe(V2026);
+    const asked = await send(callOf(2, 'confirm'));
+    expect(asked.result).toMatchObject({ resultType: 'input_required' });
+    const methods = logged(log);
+    expect(methods.map((m) => m.method)).toEqual(['server/discover', 'tools/call']);
+    // the client's own envelope went on, its capabilities included, with the thread kept
+    expect(methods[1]?.meta).toMatchObject({ ...ENVELOPE, threadId: 't1' });
+  });
+
+  it('falls back to a 2025 session with a server of the 2025 SDK over stdio', async () => {
+    const log = logFile();
+    const upstream = await openUpstream({
+      transport: 'stdio',
+      command: process.execPath,
+      args: [ECHO_SERVER, '--tools', 'echo', '--log-methods', log],
+      cwd: process.cwd(),
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    const send = rawClient(upstream);
+    const opened = await send(OPEN_2026);
+    expect(opened.result).toMatchObject({ protocolVersion: '2025-11-25' });
+    expect(upstream.revision()).toBe('2025-11-25');
+    const called = await send(callOf(2, 'echo'));
+    expect(called.result).toMatchObject({ content: [{ type: 'text' }] });
+    const methods = logged(log);
+    expect(methods.map((m) => m.method)).toEqual(['server/discover', 'initialize', 'tools/call']);
+    // past its refused server/discover, a session server never gets the 2026 envelope
+    expect(JSON.stringify(methods.slice(1))).not.toContain('io.modelcontextprotocol/');
+  });
+
+  it('falls back to a 2025 session with a server of the 2025 SDK over HTTP', async () => {
+    const server = await startHttpMcpServer();
+    cleanups.push(() => server.close());
+    const upstream = await openUpstream({
+      transport: 'streamable_http',
+      url: server.url,
+      headers: {},
+    });
+    const send = rawClient(upstream);
+    const opened = await send(OPEN_2026);
+    expect(opened.result).toMatchObject({ protocolVersion: '2025-11-25' });
+    const called = await send(callOf(2, 'note'));
+    expect(called.result).toMatchObject({ content: [{ type: 'text' }] });
+    expect(server.calls.length).toBe(1);
+  });
+
+  it('removes the envelope and keeps the rest of _meta for a session server', () => {
+    const stripped = stripEnvelope(callOf(1, 'echo'));
+    expect(stripped.params).toEqual({
+      name: 'echo',
+      arguments: { text: 'x' },
+      _meta: { threadId: 't1' },
+    });
+    expect(stripEnvelope({ jsonrpc: '2.0', id: 1, method: 'ping' })).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'ping',
+    });
   });
 });
