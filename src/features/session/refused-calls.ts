@@ -33,6 +33,7 @@ export function refusedEvent(entry: CallRecord): EventInput {
     ...(entry.thread !== null ? { thread: entry.thread } : {}),
     server: entry.server,
     tool: entry.tool,
+    ...(entry.tool === '' && entry.method !== undefined ? { method: entry.method } : {}),
     status: entry.outcome,
     ...(entry.reason !== undefined ? { text: entry.reason } : {}),
   };

@@ -11,6 +11,16 @@ function tool(e: SessionEvent): string {
   return `${e.server ?? '?'}.${e.tool ?? '?'}`;
 }
 
+/**
+ * What a refused call was: a tool call, or (for a request that named no tool, such as a resource
+ * read or an HTTP request the front refused) the request of its method to its server.
+ */
+function refusedWhat(e: SessionEvent): string {
+  if (e.tool !== undefined && e.tool !== '') return `tool call ${tool(e)}`;
+  const method = e.method !== undefined && e.method !== '' ? ` ${e.method}` : '';
+  return `request${method} to ${e.server !== undefined && e.server !== '' ? e.server : 'the gateway'}`;
+}
+
 export function describeEvent(e: SessionEvent): string {
   switch (e.type) {
     case 'process.started':
@@ -28,7 +38,7 @@ export function describeEvent(e: SessionEvent): string {
     case 'tool_call.completed':
       return `tool call ${tool(e)} ${e.status ?? 'done'}${e.text !== undefined ? `: ${e.text}` : ''}`;
     case 'tool_call.refused':
-      return `tool call ${tool(e)} refused${e.text !== undefined ? `: ${e.text}` : ''}`;
+      return `${refusedWhat(e)} refused${e.text !== undefined ? `: ${e.text}` : ''}`;
     case 'command':
       return `command \`${e.text ?? ''}\`${e.exit_code !== undefined ? ` exited ${e.exit_code}` : ` ${e.status ?? ''}`}`;
     case 'file_change':

@@ -42,6 +42,8 @@ export interface SessionEvent {
   readonly status?: string;
   readonly server?: string;
   readonly tool?: string;
+  /** The MCP method (or `http:<refusal>`) of a refused request that named no tool. */
+  readonly method?: string;
   /** Message text, a command line, an error: masked, bounded. */
   readonly text?: string;
   /** Approval request id. */

@@ -13,7 +13,7 @@ import type { Server, Socket } from 'node:net';
 import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
 import { CallLog } from './call-log.js';
 import { socketChannel, transportChannel } from './codex-channel.js';
-import type { CallRecord } from './call-record.js';
+import type { CallReason, CallRecord } from './call-record.js';
 import {
   credentialMatcher,
   type CredentialMatcher,
@@ -307,7 +307,7 @@ export class GatewayHub {
     return opened;
   }
 
-  /** Records a request the HTTP front refused before any route saw it. */
+  /** Records a request the HTTP front refused before any route saw it (by the front's reason). */
   private recordRefusal(route: RouteKey | undefined, why: FrontRefusal): void {
     const key = route === undefined ? '' : routeKey(route.process, route.server);
     this.recordCall({
@@ -320,7 +320,7 @@ export class GatewayHub {
       tool: '',
       method: `http:${why}`,
       outcome: 'blocked',
-      reason: why === 'session-ended' ? 'session-ended' : 'not-authorized',
+      reason: frontReason(why),
       duration_ms: 0,
     });
   }
@@ -530,4 +530,14 @@ export class GatewayHub {
       decoder.push(chunk);
     });
   }
+}
+
+/**
+ * The call-log reason of a front refusal: the codex-mmo session ended, the MCP session a request
+ * names ended (its server went away, or its client ended it), or a request the front would not
+ * take from that caller.
+ */
+function frontReason(why: FrontRefusal): CallReason {
+  if (why === 'session-ended') return 'session-ended';
+  return why === 'session-gone' ? 'server-gone' : 'not-authorized';
 }

@@ -46,6 +46,7 @@ export type FrontRefusal =
   | 'no-token'
   | 'wrong-process'
   | 'unknown-session'
+  | 'session-gone'
   | 'not-initialize'
   | 'too-large'
   | 'session-ended'
@@ -81,6 +82,7 @@ const STATUS: Record<FrontRefusal, number> = {
   'no-token': 401,
   'wrong-process': 403,
   'unknown-session': 404,
+  'session-gone': 404,
   'not-initialize': 400,
   'too-large': 413,
   'session-ended': 503,
@@ -106,8 +108,13 @@ function isInitialize(body: unknown): boolean {
   );
 }
 
+/** How many ended MCP session ids the front remembers, to tell a stale id from a forged one. */
+const ENDED_SESSIONS_KEPT = 1024;
+
 export class HttpFront {
   private readonly sessions = new Map<string, HttpSession>();
+  /** Ids of sessions that ended (their server stopped or failed), by session id: their route key. */
+  private readonly endedSessions = new Map<string, string>();
   /** Each route's per-request clients, by route key. */
   private readonly perRequest = new Map<string, Promise<PerRequestSession | undefined>>();
   private readonly peers = new WeakMap<Socket, TcpPeer>();
@@ -223,7 +230,9 @@ export class HttpFront {
     this.limits.authenticated(req.socket);
     if (typeof sessionId === 'string') {
       if (session?.key !== keyOf(route)) {
-        this.refuse(res, route, 'unknown-session');
+        // a session of this route that ended (its server went away) is told apart from a forged id
+        const gone = this.endedSessions.get(sessionId) === keyOf(route);
+        this.refuse(res, route, gone ? 'session-gone' : 'unknown-session');
         return;
       }
       return session.transport.handle(req, res);
@@ -361,6 +370,11 @@ export class HttpFront {
     const served = transport.onclose;
     transport.onclose = () => {
       this.sessions.delete(id);
+      this.endedSessions.set(id, keyOf(route));
+      if (this.endedSessions.size > ENDED_SESSIONS_KEPT) {
+        const oldest = this.endedSessions.keys().next().value;
+        if (oldest !== undefined) this.endedSessions.delete(oldest);
+      }
       served?.();
     };
     await transport.handle(req, res, body);

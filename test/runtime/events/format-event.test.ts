@@ -77,6 +77,21 @@ describe('formatEvent', () => {
     );
   });
 
+  it('tells a refused request that named no tool by its method, not as a tool call', () => {
+    const base = { time: '2026-12-01T12:00:01.000Z', session: 's1', process: 'root', role: 'lead' };
+    const refused = (more: Partial<SessionEvent>): string =>
+      formatEvent({ ...base, type: 'tool_call.refused', status: 'blocked', ...more });
+    expect(
+      refused({ server: 'web-http', tool: '', method: 'http:session-gone', text: 'server-gone' }),
+    ).toBe('12:00:01 root (lead) request http:session-gone to web-http refused: server-gone');
+    expect(refused({ server: 'web-http', tool: 'search', text: 'tool-not-granted' })).toBe(
+      '12:00:01 root (lead) tool call web-http.search refused: tool-not-granted',
+    );
+    expect(refused({ server: '', tool: '', method: 'http:no-token', text: 'not-authorized' })).toBe(
+      '12:00:01 root (lead) request http:no-token to the gateway refused: not-authorized',
+    );
+  });
+
   it('shows a command with CR and a bidi override escaped', () => {
     const line = formatEvent({
       time: '2026-12-01T12:00:01.000Z',

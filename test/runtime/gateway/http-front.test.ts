@@ -218,6 +218,31 @@ describe('the gateway over loopback HTTP', () => {
     await client.close();
   });
 
+  it('tells a request naming a session that ended apart from an unknown one', async () => {
+    const client = await connect(tokens.a ?? '');
+    const transport = client.transport as StreamableHTTPClientTransport;
+    const ended = transport.sessionId ?? '';
+    await transport.terminateSession();
+    await client.close();
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${tokens.a ?? ''}`,
+        'mcp-session-id': ended,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }),
+    });
+    expect(response.status).toBe(404);
+    expect(JSON.stringify(await response.json())).toContain('[session-gone]');
+    await hub.flush();
+    const { calls } = await readCalls(root);
+    expect(calls).toContainEqual(
+      expect.objectContaining({ method: 'http:session-gone', reason: 'server-gone' }),
+    );
+  });
+
   it('records every refusal with the route its token named', async () => {
     await hub.flush();
     const { calls } = await readCalls(root);
