@@ -1,5 +1,5 @@
 /**
- * The host view of a session's Codex process (docs/design.md §16): a private `/tmp` and
+ * The host view of a session's Codex process (docs/design.md §9): a private `/tmp` and
  * `/dev/shm`, no `/run/user` nor the operator's runtime directory, and the socket allowlist of
  * `socket-filter.ts`, made by bubblewrap (`bwrap`, the copy Codex ships beside its binary, else the
  * system's) between the container and the command. Found once per `bwrap` by trying exactly that;

@@ -1,5 +1,5 @@
 /**
- * What `run`, `exec` and `profile doctor` say about the host view (docs/design.md §16) before a
+ * What `run`, `exec` and `profile doctor` say about the host view (docs/design.md §9) before a
  * session starts: nothing where it can be built; where it cannot, a warning naming why, and an
  * error for a profile with a role whose shell has the network (workspace-write with
  * `network_access`, or full access) — such a shell reaches the operator's daemons — unless the

@@ -1,5 +1,5 @@
 /**
- * The host view of one Codex process of a session (docs/design.md §16): what its `bwrap` keeps
+ * The host view of one Codex process of a session (docs/design.md §9): what its `bwrap` keeps
  * in sight inside the private `/tmp` — its working directory, its own home and Codex's own files —
  * the `$TMPDIR` it makes there, and the operator's runtime directory it hides.
  */
