@@ -103,12 +103,24 @@ function descendants(root: number = process.pid): string[] {
   return out;
 }
 
+/** How often a peer that looks gone is looked for again before it is taken as gone. */
+const GONE_LOOKS = 3;
+
 /**
  * Who holds the client end of the loopback connection from `clientPort` to our `serverPort`;
  * this process's descendants (where a session's Codex runs) are looked at first, then every
- * process.
+ * process. A peer that looks gone is looked for again: the kernel writes `/proc/net/tcp` a page
+ * at a time, so a read while other sockets open and close can miss a live entry.
  */
 export function tcpPeer(serverPort: number, clientPort: number): TcpPeer {
+  let peer = lookOnce(serverPort, clientPort);
+  for (let look = 1; look < GONE_LOOKS && peer.kind === 'gone'; look++) {
+    peer = lookOnce(serverPort, clientPort);
+  }
+  return peer;
+}
+
+function lookOnce(serverPort: number, clientPort: number): TcpPeer {
   const v4 = readText('/proc/net/tcp');
   if (v4 === '') return { kind: 'unknown' };
   const match = (e: TcpEntry): boolean => e.localPort === clientPort && e.remotePort === serverPort;
