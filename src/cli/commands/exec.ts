@@ -16,6 +16,7 @@ import {
 } from '../../index.js';
 import { terminalSafe } from '../../foundation/text/index.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/index.js';
+import { resolveTeamBudget, type TeamBudget } from '../../runtime/session/index.js';
 import { defaultCliLaunch, resolveMaxParticipants } from '../../runtime/mesh/index.js';
 import {
   parseExecCodexArgs,
@@ -35,7 +36,7 @@ import {
 } from '../common.js';
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 
-const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--accept-host-risk] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--max-codex-processes N] [--max-server-processes N] [--max-memory MB] [--accept-host-risk] [-- CODEX_ARGS...]
 
 Run Codex non-interactively as the root role of PROFILE (an installed pack name or a pack
 directory) in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -54,6 +55,10 @@ Options:
   --cwd DIR                 working directory of Codex (default: the current directory)
   --approval-timeout SEC    deny an unanswered approval request after SEC seconds (default 900)
   --max-participants N      most participants the session runs at once (default 8)
+  --max-codex-processes N   most Codex processes (root and participants) at once (default: no limit)
+  --max-server-processes N  most Tool MCP server processes at once (default: no limit)
+  --max-memory MB           most resident memory of the session's processes together; a spawn
+                            or server start that would pass it is refused (default: no limit)
   --accept-host-risk        start even where the host view cannot be built and a role's shell
                             has network (it could reach the operator's daemons)
 
@@ -85,6 +90,29 @@ export function progressText(
 }
 
 /** Shared body of `run` and `exec`. */
+/** The team budget's ceilings besides participants, from `run`/`exec`'s options. */
+function budgetOptions(
+  values: Readonly<Record<string, unknown>>,
+  participants: number,
+): Omit<TeamBudget, 'participants'> {
+  const text = (name: string): string | undefined => {
+    const value = values[name];
+    return typeof value === 'string' ? value : undefined;
+  };
+  const team = resolveTeamBudget(participants, {
+    codex_processes: text('max-codex-processes'),
+    server_processes: text('max-server-processes'),
+    memory_mb: text('max-memory'),
+  });
+  if (!team.ok) throw new UsageError(team.message);
+  const { codex_processes, server_processes, memory_mb } = team.value;
+  return {
+    ...(codex_processes !== undefined ? { codex_processes } : {}),
+    ...(server_processes !== undefined ? { server_processes } : {}),
+    ...(memory_mb !== undefined ? { memory_mb } : {}),
+  };
+}
+
 export async function runSessionCommand(
   mode: SessionMode,
   args: readonly string[],
@@ -102,6 +130,9 @@ export async function runSessionCommand(
       cwd: { type: 'string' },
       'approval-timeout': { type: 'string' },
       'max-participants': { type: 'string' },
+      'max-codex-processes': { type: 'string' },
+      'max-server-processes': { type: 'string' },
+      'max-memory': { type: 'string' },
       'accept-host-risk': { type: 'boolean' },
     },
     { min: count, max: count },
@@ -129,6 +160,7 @@ export async function runSessionCommand(
   const cap = resolveMaxParticipants(typeof maxOption === 'string' ? maxOption : undefined);
   if (!cap.ok) throw new UsageError(cap.message);
   const maxParticipants = cap.value;
+  const budget = budgetOptions(cmd.values, maxParticipants);
   // checked before anything of the session is written: a missing directory is our error, not Codex's
   const badCwd = await checkSessionCwd(sessionCwd);
   if (badCwd !== undefined) return printFailure(io, cmd.json, [badCwd]);
@@ -184,6 +216,7 @@ export async function runSessionCommand(
   const running = await launchSession(plan, {
     ...started.context,
     maxParticipants,
+    budget,
     stdio: mode === 'run' ? 'inherit' : 'pipe-stderr',
     approvalTimeoutSec,
     ...(mode === 'exec' ? { onEvent } : {}),

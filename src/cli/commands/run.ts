@@ -5,7 +5,7 @@
 import type { CliIo } from '../io.js';
 import { runSessionCommand } from './exec.js';
 
-const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--accept-host-risk] [-- CODEX_ARGS...]
+const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--max-codex-processes N] [--max-server-processes N] [--max-memory MB] [--accept-host-risk] [-- CODEX_ARGS...]
 
 Start interactive Codex as the root role of PROFILE (an installed pack name or a pack directory)
 in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -24,6 +24,10 @@ Options:
   --approval-timeout SEC    deny a participant's unanswered approval request after SEC seconds
                             (default 900)
   --max-participants N      most participants the session runs at once (default 8)
+  --max-codex-processes N   most Codex processes (root and participants) at once (default: no limit)
+  --max-server-processes N  most Tool MCP server processes at once (default: no limit)
+  --max-memory MB           most resident memory of the session's processes together; a spawn
+                            or server start that would pass it is refused (default: no limit)
   --accept-host-risk        start even where the host view cannot be built and a role's shell
                             has network (it could reach the operator's daemons)
 

@@ -7,7 +7,7 @@ import { formatTable, terminalSafe } from '../../foundation/text/index.js';
 import { locateSession, readSessionRecord } from '../../index.js';
 import { listSessionApprovals } from '../../runtime/approvals/index.js';
 import { isAlive, livenessFor } from '../../foundation/process/index.js';
-import { effectiveRecord } from '../../runtime/session/index.js';
+import { budgetLines, effectiveRecord } from '../../runtime/session/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 import { clearAbandonedSessions } from '../../features/session/index.js';
@@ -57,6 +57,11 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       'leased servers',
       `${record.leased_servers.join(', ')} (answered from the pin; each starts when first used)`,
     ]);
+  }
+  if (record.budget !== undefined) {
+    const { ceilings, use, refused } = record.budget;
+    for (const [what, value] of budgetLines(ceilings, use)) lines.push([`budget: ${what}`, value]);
+    lines.push(['budget: refused', String(refused)]);
   }
   const width = Math.max(...lines.map(([k]) => k.length));
   for (const [key, value] of lines) {

@@ -45,6 +45,7 @@ export async function endSession(
   // and the sandbox's mount points in the working directories of the root and the participants
   await removeMountPointLeftovers([...root.mountPoints, ...broker.mountPoints()]);
   services.watch.release();
+  services.budget.stop();
   // the copies of the operator's auth.json live only as long as the session, and so does the
   // rest of Codex's state in the homes
   await Promise.all([root.logChain, removeSessionLeftovers(plan.dir, writer.record)]);

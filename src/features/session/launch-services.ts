@@ -13,6 +13,7 @@ import { approvalSocketPath } from '../../runtime/approvals/approval-socket.js';
 import { SessionSupervision } from '../../runtime/approvals/session-supervision.js';
 import type { ServerNotification } from '../../runtime/codex/app-server-protocol.js';
 import type { ServerFailure } from '../../runtime/gateway/server-failure.js';
+import type { DriftReport } from '../../runtime/gateway/gateway-hub.js';
 import {
   SessionGateway,
   driftDiagnostic,
@@ -31,6 +32,8 @@ import { watchSession, type SessionWatch } from './launch-watch.js';
 import type { LaunchContext } from './launch-types.js';
 import type { SessionPlan } from './prepare-session.js';
 import { RecordWriter } from './record-writer.js';
+import { BudgetWatch } from './budget-watch.js';
+import { DEFAULT_MAX_PARTICIPANTS } from '../../runtime/mesh/participant-cap.js';
 import { refusedEvent, unofferedRecord } from './refused-calls.js';
 import { failureRequired, serverFailureDiagnostic, serverFailureEvent } from './server-failures.js';
 
@@ -50,6 +53,8 @@ export interface SessionServices {
   readonly threadRole: (process: string, root: string, n: ServerNotification) => string;
   /** Servers the gateway saw fail, in their own words. */
   readonly serverFailures: readonly ServerFailure[];
+  /** The team budget's use, ceilings and refusals. */
+  readonly budget: BudgetWatch;
 }
 
 function osUser(): string {
@@ -68,6 +73,7 @@ function brokerOptions(
     SessionServices,
     'supervision' | 'watch' | 'gateway' | 'wire' | 'gate' | 'threadRole'
   >,
+  budget: BudgetWatch,
 ): BrokerOptions {
   const { supervision, watch, gateway, wire, gate, threadRole } = parts;
   return {
@@ -103,9 +109,15 @@ function brokerOptions(
     ...(context.hostView !== undefined ? { hostView: context.hostView } : {}),
     markProcesses: true,
     forbiddenDirs: [context.configDir, context.dataDir, context.stateDir, context.baseCodexHome],
-    ...(context.maxParticipants !== undefined ? { maxParticipants: context.maxParticipants } : {}),
+    maxParticipants: budget.budget.participants,
+    budget: budget.budget,
+    memoryMb: () => budget.memoryMb(),
+    onBudgetRefusal: (refusal, caller) => {
+      budget.refusal(refusal, caller.participant, caller.role ?? caller.process);
+    },
     onChange: (list) => {
       watch.participants(list);
+      budget.participants(list);
     },
     limits: {
       onFlood: (flood) => {
@@ -113,6 +125,32 @@ function brokerOptions(
       },
     },
   };
+}
+
+/** A tool the gateway withheld for drift: told to the operator and kept in the record. */
+function recordDrift(report: DriftReport, context: LaunchContext, writer: RecordWriter): void {
+  context.onDiagnostic?.(driftDiagnostic(report));
+  void writer.update((r) => ({
+    ...r,
+    tool_drift: [
+      ...(r.tool_drift ?? []),
+      { process: report.process, server: report.server, tool: report.tool },
+    ],
+  }));
+}
+
+/** The team budget: use recorded as it changes, starts beyond a ceiling refused and recorded. */
+function startBudget(
+  context: LaunchContext,
+  writer: RecordWriter,
+  supervision: SessionSupervision,
+): BudgetWatch {
+  const participants = context.maxParticipants ?? DEFAULT_MAX_PARTICIPANTS;
+  const budget = new BudgetWatch({ participants, ...context.budget }, writer, (event) => {
+    supervision.event(event);
+  });
+  budget.start();
+  return budget;
 }
 
 /** Starts the session's services; on failure closes those already started and rethrows. */
@@ -138,6 +176,7 @@ export async function startSessionServices(
     supervision.listenerFlood(flood);
   };
   const watch = watchSession(plan.dir, supervision, writer);
+  const budget = startBudget(context, writer, supervision);
   // every Tool MCP server of the session is reached through the gateway, which checks each call
   // against the role the model wire attributed its thread to
   const threadRoles: { wire?: ModelWire } = {};
@@ -164,17 +203,11 @@ export async function startSessionServices(
     cli: context.cli,
     secrets: plan.secrets,
     onDrift: (report) => {
-      context.onDiagnostic?.(driftDiagnostic(report));
-      void writer.update((r) => ({
-        ...r,
-        tool_drift: [
-          ...(r.tool_drift ?? []),
-          { process: report.process, server: report.server, tool: report.tool },
-        ],
-      }));
+      recordDrift(report, context, writer);
     },
     onGroups: (pids) => {
       watch.groups(pids);
+      budget.serverGroups(pids);
     },
     onStderr: (process, server, text) => {
       void appendFile(join(paths.logs, `gateway-${process}-${server}.stderr.log`), text, {
@@ -195,6 +228,7 @@ export async function startSessionServices(
       supervision.event(refusedEvent(entry));
     },
     limits: { onFlood },
+    budget: budget.forGateway(),
   });
   const rootProcess = context.plan.processes.find((p) => p.root === context.plan.root);
   const relayed: ProcessLaunch =
@@ -246,10 +280,11 @@ export async function startSessionServices(
     writeProcessHome(wired.home, plan.homeDir, authFrom),
     writer.update((r) => r),
     SessionBroker.start(
-      brokerOptions(plan, context, { supervision, watch, gateway, wire, gate, threadRole }),
+      brokerOptions(plan, context, { supervision, watch, gateway, wire, gate, threadRole }, budget),
     ),
   ]);
   if (started.status === 'rejected') {
+    budget.stop();
     await wire.close();
     await supervision.close();
     await gateway.close();
@@ -258,6 +293,7 @@ export async function startSessionServices(
   const broker = started.value;
   for (const step of [home, first]) {
     if (step.status === 'rejected') {
+      budget.stop();
       await broker.close();
       await wire.close();
       await supervision.close();
@@ -275,6 +311,7 @@ export async function startSessionServices(
     wire,
     broker,
     relayed: rootLaunch,
+    budget,
   };
   return { ...services, gate, threadRole, serverFailures };
 }

@@ -18,6 +18,7 @@ import type { ModelWire } from '../../runtime/model-wire/model-wire.js';
 import type { SessionRecord, SessionStatus } from '../../runtime/session/session-record.js';
 
 import type { HostView } from '../../foundation/process/host-view.js';
+import type { TeamBudget } from '../../runtime/session/team-budget.js';
 
 export interface LaunchContext {
   readonly stored: StoredSnapshot;
@@ -41,6 +42,8 @@ export interface LaunchContext {
   readonly hostView?: HostView;
   /** Most participants the session may start (default 8). */
   readonly maxParticipants?: number;
+  /** The session's other ceilings: Codex processes, server processes, memory (absent: none). */
+  readonly budget?: Omit<TeamBudget, 'participants'>;
   /** `inherit` for `run`; `exec` pipes stderr to log it (and hands it to `onStderr`). */
   readonly stdio: 'inherit' | 'pipe-stderr';
   readonly onStderr?: (chunk: string) => void;

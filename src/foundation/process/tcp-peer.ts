@@ -6,6 +6,8 @@
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 
+import { descendants } from './process-tree.js';
+
 /** A process as /proc names it: pid and start time (clock ticks after boot). */
 export interface ProcessStamp {
   readonly pid: number;
@@ -81,28 +83,6 @@ export type TcpPeer =
   | { readonly kind: 'gone' }
   | { readonly kind: 'unknown' };
 
-/** This process's descendants, from /proc/PID/task/TID/children (empty where unavailable). */
-function descendants(root: number = process.pid): string[] {
-  const out: string[] = [];
-  const queue = [String(root)];
-  for (let pid = queue.shift(); pid !== undefined; pid = queue.shift()) {
-    let tasks: string[];
-    try {
-      tasks = readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue;
-    }
-    for (const task of tasks) {
-      for (const child of readText(`/proc/${pid}/task/${task}/children`).split(' ')) {
-        if (child === '' || out.includes(child)) continue;
-        out.push(child);
-        queue.push(child);
-      }
-    }
-  }
-  return out;
-}
-
 /** How often a peer that looks gone is looked for again before it is taken as gone. */
 const GONE_LOOKS = 3;
 
@@ -136,7 +116,7 @@ function lookOnce(serverPort: number, clientPort: number): TcpPeer {
   } catch {
     return { kind: 'unknown' };
   }
-  const first = descendants();
+  const first = descendants(process.pid).map(String);
   for (const pid of [...first, ...all.filter((p) => !first.includes(p))]) {
     if (!holdsSocket(pid, link)) continue;
     const start = processStart(Number(pid));

@@ -56,6 +56,8 @@ export function describeEvent(e: SessionEvent): string {
       return `session ending${e.text !== undefined ? `: ${e.text}` : ''}; later requests are refused (session-ended)`;
     case 'listener.flood':
       return `listener ${e.listener ?? '?'} flooded: ${String(e.count ?? '?')} connections waiting to authenticate${e.text !== undefined ? ` — ${e.text}` : ''}`;
+    case 'budget.refused':
+      return `budget refused ${e.kind === 'server_processes' || e.server !== undefined ? 'a server start' : 'a spawn'}: ${e.text ?? ''}`;
     case 'approval.refused':
       return `approval socket refused a caller${e.approval !== undefined ? ` answering ${e.approval}` : ''}: ${e.text ?? ''}`;
   }

@@ -27,7 +27,9 @@ export type SessionEventType =
   /** The session began to end (a signal, `session stop`, the root ending): later requests are refused. */
   | 'session.ending'
   /** A listener reached its cap of connections waiting to authenticate (`listener`, `count`). */
-  | 'listener.flood';
+  | 'listener.flood'
+  /** A participant spawn or a server start the team budget refused (`kind`: the ceiling). */
+  | 'budget.refused';
 
 export interface SessionEvent {
   readonly time: string;

@@ -20,6 +20,8 @@ import {
 } from '../../foundation/diagnostics/credential-scan.js';
 import { RelayTokens, type RouteKey } from './gateway-credentials.js';
 import { HttpFront, type FrontRefusal } from './http-front.js';
+import { treeResidentMb } from '../../foundation/process/process-tree.js';
+import { serverRefusal, type BudgetRefusal, type TeamBudget } from '../session/team-budget.js';
 import { HttpTokens } from './http-tokens.js';
 import { SharedServer } from './shared-server.js';
 import type { CodexChannel } from './codex-channel.js';
@@ -73,6 +75,12 @@ export interface GatewayHubOptions {
   readonly onServerFailure?: (failure: ServerFailure) => void;
   /** Limits on connections (HTTP front or relay socket) that have not yet authenticated. */
   readonly limits?: ConnectionLimitOptions;
+  /** The session's ceilings on Tool MCP server processes and memory (absent: none). */
+  readonly budget?: Pick<TeamBudget, 'server_processes' | 'memory_mb'>;
+  /** The resident memory of the session's processes now, in MB (for a memory ceiling). */
+  readonly memoryMb?: () => number;
+  /** Called with every server start a ceiling refused, with the route that asked. */
+  readonly onBudgetRefusal?: (refusal: BudgetRefusal, route: Route) => void;
 }
 
 /** The relay socket's name in a flood report. */
@@ -111,6 +119,8 @@ export class GatewayHub {
   private readonly byProcess = new Map<string, Set<RelayConnection>>();
   private readonly drift = new Map<string, Set<string>>();
   private readonly groups = new Set<number>();
+  /** Stdio servers being started, counted against the server ceiling with those running. */
+  private startingServers = 0;
   /** The one instance of each `shared = true` server, by server id. */
   private readonly sharedServers = new Map<string, SharedServer>();
   /** Servers started ahead of their relay, by route, until the relay claims them. */
@@ -181,7 +191,7 @@ export class GatewayHub {
       this.sharedServer(route).warm();
     } else if (options.prestart === true && !this.warm.has(key)) {
       // started now, so Codex's wait for the server overlaps the relay's own start
-      const started = startUpstream(route.definition, route.launch);
+      const started = this.startServer(route);
       started.then(
         (upstream) => {
           if (upstream.pid !== undefined) this.shared().serverGroup(upstream.pid, true);
@@ -270,12 +280,47 @@ export class GatewayHub {
     );
   }
 
+  /**
+   * Starts a route's server within the session's budget: a stdio server beyond the ceiling on
+   * server processes, or one the memory ceiling has no room for, is not started (rejected with a
+   * `BudgetExceededError` naming the ceiling) and the refusal is reported.
+   */
+  private startServer(route: Route): Promise<Upstream> {
+    if (route.definition.transport !== 'stdio')
+      return startUpstream(route.definition, route.launch);
+    const budget: TeamBudget = { participants: Number.MAX_SAFE_INTEGER, ...this.options.budget };
+    const memory = this.options.memoryMb?.();
+    const running = this.groups.size + this.startingServers;
+    const refusal = serverRefusal(
+      budget,
+      {
+        participants: 0,
+        codex_processes: 0,
+        server_processes: running,
+        ...(memory !== undefined ? { memory_mb: memory } : {}),
+      },
+      route.server,
+      expectedServerMb(this.groups),
+    );
+    if (refusal !== undefined) {
+      this.options.onBudgetRefusal?.(refusal, route);
+      return Promise.reject(new BudgetExceededError(refusal));
+    }
+    this.startingServers++;
+    const started = startUpstream(route.definition, route.launch);
+    void started.then(
+      () => this.startingServers--,
+      () => this.startingServers--,
+    );
+    return started;
+  }
+
   /** The one instance of a `shared = true` server (started with its first connection). */
   private sharedServer(route: Route): SharedServer {
     const known = this.sharedServers.get(route.server);
     if (known !== undefined) return known;
     const server = new SharedServer({
-      start: () => startUpstream(route.definition, route.launch),
+      start: () => this.startServer(route),
       serverGroup: (pid, alive) => {
         this.shared().serverGroup(pid, alive);
       },
@@ -435,6 +480,7 @@ export class GatewayHub {
         this.options.onServerFailure?.(failure);
       },
       stopping: () => this.stopping || this.closing,
+      start: (route) => this.startServer(route),
     };
   }
 
@@ -540,4 +586,20 @@ export class GatewayHub {
 function frontReason(why: FrontRefusal): CallReason {
   if (why === 'session-ended') return 'session-ended';
   return why === 'session-gone' ? 'server-gone' : 'not-authorized';
+}
+
+/** A server start the session's budget refused. */
+export class BudgetExceededError extends Error {
+  readonly code = 'budget-exceeded';
+  constructor(readonly refusal: BudgetRefusal) {
+    super(refusal.message);
+  }
+}
+
+/** What one more server is expected to take: the mean of those running (0 with none). */
+function expectedServerMb(groups: ReadonlySet<number>): number {
+  if (groups.size === 0) return 0;
+  let total = 0;
+  for (const pid of groups) total += treeResidentMb(pid);
+  return total / groups.size;
 }

@@ -48,7 +48,7 @@ import {
 import { callerRole, type Route } from './route.js';
 import { stderrLines, withCause, type ServerFailure } from './server-failure.js';
 import { filterToolList, type DriftedTool } from './tool-filter.js';
-import { startUpstream, type Upstream } from '../upstream/upstream.js';
+import type { Upstream } from '../upstream/upstream.js';
 import { DEFAULT_STARTUP_TIMEOUT_SEC } from '../upstream/launch-plan.js';
 import { leaseHandshake, leaseInitializeResult } from './lease.js';
 import { pinInitialize } from './initialize-pin.js';
@@ -85,6 +85,8 @@ export interface RelayShared {
   failed(failure: ServerFailure): void;
   /** Whether the session is ending: requests are refused and calls in flight end `session-ended`. */
   stopping(): boolean;
+  /** Starts the route's server within the session's budget (rejects when a ceiling refuses). */
+  start(route: Route): Promise<Upstream>;
 }
 
 interface PendingCall {
@@ -152,7 +154,7 @@ export class RelayConnection {
   private async launch(): Promise<Upstream | undefined> {
     let upstream: Upstream;
     try {
-      upstream = await (this.prestarted ?? startUpstream(this.route.definition, this.route.launch));
+      upstream = await (this.prestarted ?? this.shared.start(this.route));
     } catch (error) {
       this.tellFailure('start', describeError(error), '');
       this.fail(`server '${this.route.server}' could not start: ${describeError(error)}`);

@@ -20,7 +20,8 @@ import type { ServerDefinition } from '../../config/registry/types.js';
 import { ownValue } from '../../config/registry/own-record.js';
 import { callsFile } from './call-log.js';
 import type { CallRecord } from './call-record.js';
-import { GatewayHub, type DriftReport } from './gateway-hub.js';
+import { GatewayHub, type DriftReport, type GatewayHubOptions } from './gateway-hub.js';
+import type { BudgetRefusal } from '../session/team-budget.js';
 import type { ServerFailure } from './server-failure.js';
 import { relayHome, relayTokenNames, type RelayTarget } from './relay-home.js';
 import { SESSION_GATEWAY_TRANSPORT, type GatewayTransport } from './gateway-transport.js';
@@ -97,6 +98,10 @@ export interface SessionGatewayOptions {
   readonly limits?: ConnectionLimitOptions;
   /** Start every server on first use of its route, leased or not (a smoke run checks them all). */
   readonly startEveryServer?: boolean;
+  /** The session's ceilings on server processes and memory, its memory now, who hears a refusal. */
+  readonly budget?: Pick<GatewayHubOptions, 'budget' | 'memoryMb'> & {
+    readonly onRefusal?: (refusal: BudgetRefusal, process: string, role: string) => void;
+  };
 }
 
 /** One process's `mmo_mesh` as the gateway serves it. */
@@ -197,6 +202,11 @@ export class SessionGateway {
         options.onStderr?.(route.process, route.server, text);
       },
       ...(options.limits !== undefined ? { limits: options.limits } : {}),
+      ...(options.budget?.budget !== undefined ? { budget: options.budget.budget } : {}),
+      ...(options.budget?.memoryMb !== undefined ? { memoryMb: options.budget.memoryMb } : {}),
+      onBudgetRefusal: (refusal: BudgetRefusal, route: Route) => {
+        options.budget?.onRefusal?.(refusal, route.process, route.role);
+      },
     });
     return new SessionGateway(options, hub);
   }

@@ -16,7 +16,8 @@ import type { Environment } from '../../foundation/paths/directories.js';
 import type { ResolvedPlan } from '../../config/profile/types.js';
 import type { CredentialSource } from '../../config/registry/credentials-types.js';
 import type { Snapshot } from '../../config/snapshot/types.js';
-import type { ParticipantInfo } from '../protocol/mesh-protocol.js';
+import type { MeshCaller, ParticipantInfo } from '../protocol/mesh-protocol.js';
+import type { BudgetRefusal, TeamBudget } from '../session/team-budget.js';
 import type { ConnectionLimitOptions } from '../../foundation/process/connection-limits.js';
 
 /** A participant's home as it is written, and what its environment gains with it. */
@@ -61,6 +62,12 @@ export interface BrokerOptions {
   readonly markProcesses?: boolean;
   /** Most participants running at once in the session (default DEFAULT_MAX_PARTICIPANTS). */
   readonly maxParticipants?: number;
+  /** The session's other ceilings (Codex processes, memory); participants come from above. */
+  readonly budget?: Omit<TeamBudget, 'participants'>;
+  /** The resident memory of the session's processes now, in MB (for a memory ceiling). */
+  readonly memoryMb?: () => number;
+  /** Called with every spawn a ceiling refused, with the calling process and role. */
+  readonly onBudgetRefusal?: (refusal: BudgetRefusal, caller: MeshCaller) => void;
   /** Called whenever a participant appears or changes status. */
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
   /** Limits on connections that have not yet been accepted by `hello`, and who hears of a flood. */

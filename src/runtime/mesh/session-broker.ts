@@ -37,6 +37,7 @@ import {
 } from '../protocol/mesh-protocol.js';
 import type { Participant } from './participant.js';
 import { DEFAULT_MAX_PARTICIPANTS } from './participant-cap.js';
+import { spawnRefusal, type BudgetRefusal, type TeamBudget } from '../session/team-budget.js';
 import { spawnParticipant, type SpawnHost } from './spawn-participant.js';
 import { listenPrivateSocket } from '../../foundation/process/private-socket.js';
 import { ConnectionLimits } from '../../foundation/process/connection-limits.js';
@@ -261,6 +262,32 @@ export class SessionBroker {
     return participant;
   }
 
+  /**
+   * Whether one more participant fits the session's budget. Spawns still being prepared count
+   * too, so concurrent calls cannot pass a ceiling together; a Codex process is expected to take
+   * the session's memory per Codex process so far.
+   */
+  private budgetRefusal(): BudgetRefusal | undefined {
+    const running = [...this.participants.values()].filter((p) => !p.finished).length;
+    const participants = running + this.reserved;
+    const memory = this.options.memoryMb?.();
+    const codex = participants + 1;
+    const budget: TeamBudget = {
+      participants: this.options.maxParticipants ?? DEFAULT_MAX_PARTICIPANTS,
+      ...this.options.budget,
+    };
+    return spawnRefusal(
+      budget,
+      {
+        participants,
+        codex_processes: codex,
+        server_processes: 0,
+        ...(memory !== undefined ? { memory_mb: memory } : {}),
+      },
+      memory === undefined ? 0 : memory / codex,
+    );
+  }
+
   private async spawn(caller: MeshCaller, args: SpawnArgs): Promise<ParticipantInfo> {
     if (this.closing) throw new MeshError('unavailable', 'the session is ending');
     const { snapshot, plan } = this.options;
@@ -274,14 +301,10 @@ export class SessionBroker {
         `profile '${plan.profile}' has no participant process for role '${args.role}'`,
       );
     }
-    const max = this.options.maxParticipants ?? DEFAULT_MAX_PARTICIPANTS;
-    const running = [...this.participants.values()].filter((p) => !p.finished).length;
-    // spawns still being prepared count too, so concurrent calls cannot pass the cap together
-    if (running + this.reserved >= max) {
-      throw new MeshError(
-        'refused',
-        `the session already runs ${running + this.reserved} participants, its limit (--max-participants ${max}); stop one with stop_participant first`,
-      );
+    const refusal = this.budgetRefusal();
+    if (refusal !== undefined) {
+      this.options.onBudgetRefusal?.(refusal, caller);
+      throw new MeshError('refused', refusal.message);
     }
     this.reserved++;
     const slot = { held: true };

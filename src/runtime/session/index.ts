@@ -1,5 +1,6 @@
 /**
- * Session state on disk: records, their effective status, and where each session lives.
+ * Session state on disk: records, their effective status, and where each session lives; the
+ * team budget a session runs within.
  */
 export {
   effectiveRecord,
@@ -13,3 +14,4 @@ export {
   readSessionRecord,
   sessionDir,
 } from './session-store.js';
+export { budgetLines, resolveTeamBudget, type TeamBudget, type TeamUse } from './team-budget.js';

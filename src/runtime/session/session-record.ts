@@ -3,6 +3,7 @@
  * snapshot it runs, the supervising codex-mmo process, and every Codex process (session root and
  * participants) with its status. Holds names and paths only, never a credential value.
  */
+import type { TeamBudget, TeamUse } from './team-budget.js';
 
 export const SESSION_FORMAT = 'codex-mmo-session/1';
 
@@ -67,6 +68,12 @@ export interface SessionRecord {
     readonly server: string;
     readonly tool: string;
   }[];
+  /** The team budget: its ceilings, what the session used when last recorded, refusals so far. */
+  readonly budget?: {
+    readonly ceilings: TeamBudget;
+    readonly use: TeamUse;
+    readonly refused: number;
+  };
 }
 
 const ACTIVE: ReadonlySet<string> = new Set(['starting', 'running', 'idle']);

@@ -11,9 +11,9 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { copyFile, readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -33,6 +33,17 @@ import {
 
 const HOSTILE = join(REPO, 'test/fixtures/hostile/control-channels.mjs');
 const FAKE = join(REPO, 'test/fixtures/hostile/fake-approvals.mjs');
+
+/**
+ * A copy of a fixture script in the world's working directory, where the model's shell can run
+ * it: the host view shows the shell a private `/tmp`, so a clone of this repository under `/tmp`
+ * is out of its sight.
+ */
+async function inWorkDir(w: World, script: string): Promise<string> {
+  const copy = join(w.workDir, basename(script));
+  await copyFile(script, copy);
+  return copy;
+}
 
 interface Exchange {
   connected: boolean;
@@ -209,7 +220,15 @@ describe('a hostile shell with network access against the control channels', () 
     const gateway = /^url = "(http:\/\/127\.0\.0\.1:\d+\/mcp)"$/m.exec(config)?.[1] ?? '';
     expect(gateway, config).not.toBe('');
     startAttack(
-      [process.execPath, HOSTILE, dir, approvals, mesh, gateway, wirePort ?? '']
+      [
+        process.execPath,
+        await inWorkDir(world, HOSTILE),
+        dir,
+        approvals,
+        mesh,
+        gateway,
+        wirePort ?? '',
+      ]
         .map((a) => `'${a}'`)
         .join(' '),
     );
@@ -312,7 +331,7 @@ describe('a hostile shell with network access against the control channels', () 
     const { dir, record } = await onlySession(w);
     const ready = join(w.workDir, 'FAKE-READY');
     startAttack(
-      [process.execPath, FAKE, String(record.approvals_socket), ready]
+      [process.execPath, await inWorkDir(w, FAKE), String(record.approvals_socket), ready]
         .map((a) => `'${a}'`)
         .join(' '),
     );

@@ -31,6 +31,7 @@ const TYPES: readonly SessionEventType[] = [
   'server.failed',
   'session.ending',
   'listener.flood',
+  'budget.refused',
 ];
 
 /** An event of `type` with hostile text in every string field a model, server or file can reach. */

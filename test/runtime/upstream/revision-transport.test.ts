@@ -13,7 +13,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 
 import { startHttpMcpServer } from '../../support/http-mcp-server.js';
-import { ECHO_SERVER } from '../../support/world.js';
 import { stripEnvelope } from '../../../src/runtime/upstream/revision-transport.js';
 import {
   clientTransport,
@@ -22,6 +21,7 @@ import {
 } from '../../../src/runtime/upstream/upstream.js';
 
 const SERVER = resolve('test/fixtures/servers/sdk2-server.mjs');
+const ECHO_SERVER = resolve('test/fixtures/servers/echo-server.mjs');
 
 interface Logged {
   readonly method: string;

@@ -1,0 +1,106 @@
+/**
+ * Keeps a running session's team budget: what it uses (participants and Codex processes from the
+ * broker, server processes from the gateway, resident memory sampled from the supervisor's
+ * process tree by polling `/proc`), the memory the broker and gateway check a start against, and
+ * every refusal as a `budget.refused` event and a count — all recorded in `session.json`.
+ */
+import { treeResidentMb } from '../../foundation/process/process-tree.js';
+import type { ParticipantInfo } from '../../runtime/protocol/mesh-protocol.js';
+import { isActiveStatus } from '../../runtime/session/session-record.js';
+import type { BudgetRefusal, TeamBudget, TeamUse } from '../../runtime/session/team-budget.js';
+import type { EventInput } from '../../runtime/events/session-event.js';
+import type { SessionGatewayOptions } from '../../runtime/gateway/session-gateway.js';
+import type { RecordWriter } from './record-writer.js';
+
+/** How often the session's memory is sampled for the record. */
+const SAMPLE_MS = 5000;
+/** A memory sample younger than this is reused by a start check. */
+const FRESH_MS = 500;
+
+export class BudgetWatch {
+  private use: TeamUse;
+  private refused = 0;
+  private sampled = { at: 0, mb: 0 };
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly budget: TeamBudget,
+    private readonly writer: RecordWriter,
+    private readonly event: (event: EventInput) => void,
+    private readonly root: number = process.pid,
+  ) {
+    this.use = { participants: 0, codex_processes: 1, server_processes: 0 };
+  }
+
+  /** Samples memory now and then, recording the use; stops with `stop`. */
+  start(): void {
+    this.sample();
+    this.record();
+    this.timer = setInterval(() => {
+      this.sample();
+      this.record();
+    }, SAMPLE_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The resident memory of the session's processes now, in MB (a fresh sample). */
+  memoryMb(): number {
+    return Date.now() - this.sampled.at < FRESH_MS ? this.sampled.mb : this.sample();
+  }
+
+  participants(list: readonly ParticipantInfo[]): void {
+    const alive = list.filter((p) => isActiveStatus(p.status)).length;
+    this.change({ participants: alive, codex_processes: alive + 1 });
+  }
+
+  serverGroups(pids: readonly number[]): void {
+    this.change({ server_processes: pids.length });
+  }
+
+  /** The gateway's part: its ceilings, the memory now, and who hears a refusal. */
+  forGateway(): NonNullable<SessionGatewayOptions['budget']> {
+    return {
+      budget: this.budget,
+      memoryMb: () => this.memoryMb(),
+      onRefusal: (refusal, process, role) => {
+        this.refusal(refusal, process, role);
+      },
+    };
+  }
+
+  /** A start a ceiling refused: an event in the calling role's name, and one more refusal. */
+  refusal(refusal: BudgetRefusal, process: string, role: string, server?: string): void {
+    this.refused += 1;
+    this.event({
+      process,
+      role,
+      type: 'budget.refused',
+      kind: refusal.ceiling,
+      ...(server !== undefined ? { server } : {}),
+      text: refusal.message,
+    });
+    this.record();
+  }
+
+  private sample(): number {
+    const mb = treeResidentMb(this.root);
+    this.sampled = { at: Date.now(), mb };
+    this.use = { ...this.use, memory_mb: Math.round(mb) };
+    return mb;
+  }
+
+  private change(part: Partial<TeamUse>): void {
+    this.use = { ...this.use, ...part };
+    this.record();
+  }
+
+  private record(): void {
+    const budget = { ceilings: this.budget, use: this.use, refused: this.refused };
+    void this.writer.update((r) => ({ ...r, budget }));
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * A process's tree read from `/proc`: a shell's child and grandchild are its descendants, parents
+ * first; a live process has resident memory, a gone one none; a tree's memory counts every
+ * process in it.
+ */
+import { spawn } from 'node:child_process';
+
+import { afterEach, describe, expect, it } from 'vitest';
+
+import {
+  descendants,
+  residentKb,
+  treeResidentMb,
+} from '../../../src/foundation/process/process-tree.js';
+import { waitFor } from '../../support/world.js';
+
+const started: number[] = [];
+afterEach(() => {
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+describe('process tree', () => {
+  it('lists a shell’s child and grandchild, and counts their memory', async () => {
+    const shell = spawn('/bin/sh', ['-c', '/bin/sh -c "sleep 30 & wait" & wait'], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    const pid = shell.pid ?? 0;
+    started.push(pid);
+    await waitFor(() => descendants(pid).length >= 2, 5000);
+    const tree = descendants(pid);
+    expect(tree.length).toBeGreaterThanOrEqual(2);
+    expect(descendants(process.pid)).toEqual(expect.arrayContaining([pid, ...tree]));
+    const own = [pid, ...tree].reduce((kb, p) => kb + residentKb(p), 0);
+    expect(own).toBeGreaterThan(0);
+    expect(treeResidentMb(pid)).toBeCloseTo(own / 1024, 0);
+    expect(treeResidentMb(process.pid)).toBeGreaterThan(residentKb(process.pid) / 1024);
+  });
+
+  it('finds nothing for a process that is gone', () => {
+    expect(descendants(2 ** 22 + 7)).toEqual([]);
+    expect(residentKb(2 ** 22 + 7)).toBe(0);
+  });
+});
