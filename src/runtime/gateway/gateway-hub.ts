@@ -300,7 +300,8 @@ export class GatewayHub {
         ...(memory !== undefined ? { memory_mb: memory } : {}),
       },
       route.server,
-      expectedServerMb(this.groups),
+      // servers still starting will take their share too
+      expectedServerMb(this.groups) * (this.startingServers + 1),
     );
     if (refusal !== undefined) {
       this.options.onBudgetRefusal?.(refusal, route);

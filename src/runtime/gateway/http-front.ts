@@ -115,6 +115,8 @@ export class HttpFront {
   private readonly sessions = new Map<string, HttpSession>();
   /** Ids of sessions that ended (their server stopped or failed), by session id: their route key. */
   private readonly endedSessions = new Map<string, string>();
+  /** Ids of sessions whose client asked to end them (DELETE), until they close. */
+  private readonly clientEnded = new Set<string>();
   /** Each route's per-request clients, by route key. */
   private readonly perRequest = new Map<string, Promise<PerRequestSession | undefined>>();
   private readonly peers = new WeakMap<Socket, TcpPeer>();
@@ -235,6 +237,8 @@ export class HttpFront {
         this.refuse(res, route, gone ? 'session-gone' : 'unknown-session');
         return;
       }
+      // a session its own client ends is not one whose server went away
+      if (req.method === 'DELETE') this.clientEnded.add(sessionId);
       return session.transport.handle(req, res);
     }
     if (req.method !== 'POST') {
@@ -320,7 +324,12 @@ export class HttpFront {
       res.write(event(notification));
     };
     const takesStream = (req.headers.accept ?? '').includes('text/event-stream');
-    const answered = await session.request(body, takesStream ? onProgress : undefined);
+    // a client that goes away before its answer cancels its request at the server
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const answered = await session.request(body, takesStream ? onProgress : undefined, gone.signal);
     if (stream.open) res.end(event(answered));
     else answer(perRequestStatus(answered), answered);
   }
@@ -370,6 +379,10 @@ export class HttpFront {
     const served = transport.onclose;
     transport.onclose = () => {
       this.sessions.delete(id);
+      if (this.clientEnded.delete(id)) {
+        served?.();
+        return;
+      }
       this.endedSessions.set(id, keyOf(route));
       if (this.endedSessions.size > ENDED_SESSIONS_KEPT) {
         const oldest = this.endedSessions.keys().next().value;

@@ -22,6 +22,13 @@ export const PER_REQUEST_TIMEOUT_MS = 30 * 60 * 1000;
 
 type Answer = (message: Record<string, unknown>) => void;
 
+/** `body` with its progress token replaced by `token`. */
+function withProgressToken(body: Record<string, unknown>, token: string): Record<string, unknown> {
+  const params = isObject(body.params) ? body.params : {};
+  const meta = isObject(params._meta) ? params._meta : {};
+  return { ...body, params: { ...params, _meta: { ...meta, progressToken: token } } };
+}
+
 /** The progress token a request's `_meta` carries, if any. */
 function progressTokenOf(body: Record<string, unknown>): string | number | undefined {
   const params = body.params;
@@ -37,10 +44,10 @@ export class PerRequestSession implements Transport {
   private next = 0;
   private readonly waiting = new Map<string, Answer>();
   /** Ids of this transport of the client's requests in flight, by the client's id. */
-  private readonly inFlight = new Map<string | number, string>();
+  private readonly inFlight = new Map<string | number, Set<string>>();
   /** The `x-mcp-header` declarations of the tools listed to the client, by tool. */
   private readonly declared = new Map<string, readonly ParamHeader[]>();
-  /** Who is told of progress, by the progress token of a request in flight. */
+  /** Who is told of progress, by this transport's id of a request in flight (its token upstream). */
   private readonly progress = new Map<string | number, Answer>();
   private closed = false;
   private opened: Promise<Record<string, unknown>> | undefined;
@@ -70,25 +77,43 @@ export class PerRequestSession implements Transport {
   }
 
   /**
-   * Sends one client request and resolves with its answer under its own id, as 2026 has it;
-   * `onProgress` gets the server's progress notifications for the request's progress token.
+   * Sends one client request and resolves with its answer under its own id, as 2026 has it.
+   * Its progress token goes to the server as this transport's id for it, so requests of
+   * different threads that chose the same token (or id) never hear each other's progress;
+   * `onProgress` gets the server's progress under the client's own token. Once `signal` aborts
+   * (the client went away), the server is told the request is cancelled.
    */
   async request(
     body: Record<string, unknown>,
     onProgress?: (notification: Record<string, unknown>) => void,
+    signal?: AbortSignal,
   ): Promise<Record<string, unknown>> {
     const clientId = bodyId(body);
     const token = progressTokenOf(body);
-    const listening = token !== undefined && onProgress !== undefined && !this.progress.has(token);
-    if (listening) this.progress.set(token, onProgress);
-    try {
-      const answer = await this.exchange(body, clientId);
-      const method = typeof body.method === 'string' ? body.method : '';
-      if (method === 'tools/list') this.learn(answer.result);
-      return { ...perRequestAnswer(method, answer), id: clientId ?? null };
-    } finally {
-      if (listening) this.progress.delete(token);
-    }
+    const method = typeof body.method === 'string' ? body.method : '';
+    const answer = await this.exchange(body, clientId, (ours) => {
+      if (token !== undefined && onProgress !== undefined) {
+        this.progress.set(ours, (m) => {
+          onProgress({ ...m, params: { ...(m.params as object), progressToken: token } });
+        });
+      }
+      signal?.addEventListener('abort', () => {
+        this.cancel(ours);
+      });
+      return token === undefined ? body : withProgressToken(body, ours);
+    });
+    if (method === 'tools/list') this.learn(answer.result);
+    return { ...perRequestAnswer(method, answer), id: clientId ?? null };
+  }
+
+  /** Tells the server a request of this transport is cancelled (its client went away). */
+  private cancel(ours: string): void {
+    if (this.closed || !this.waiting.has(ours)) return;
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: ours, reason: 'the client went away' },
+    });
   }
 
   /**
@@ -120,12 +145,13 @@ export class PerRequestSession implements Transport {
     const params = out.params;
     if (body.method === 'notifications/cancelled' && isObject(params)) {
       const target = params.requestId;
-      const ours =
+      const named =
         typeof target === 'string' || typeof target === 'number'
           ? this.inFlight.get(target)
           : undefined;
-      if (ours === undefined) return;
-      out.params = { ...params, requestId: ours };
+      // an id two requests in flight share (two threads counting alike) cancels neither
+      if (named === undefined || named.size !== 1) return;
+      out.params = { ...params, requestId: [...named][0] };
     }
     this.onmessage?.(out as JSONRPCMessage);
   }
@@ -133,16 +159,24 @@ export class PerRequestSession implements Transport {
   private exchange(
     message: Record<string, unknown>,
     clientId?: string | number,
+    prepare?: (ours: string) => Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.resolve(rpcError(undefined, -32000, 'the route has ended'));
     this.next += 1;
     const id = `codex-mmo-${String(this.next)}`;
-    if (clientId !== undefined) this.inFlight.set(clientId, id);
+    if (clientId !== undefined) {
+      const named = this.inFlight.get(clientId) ?? new Set<string>();
+      named.add(id);
+      this.inFlight.set(clientId, named);
+    }
     const done = (): void => {
-      if (clientId !== undefined && this.inFlight.get(clientId) === id) {
-        this.inFlight.delete(clientId);
-      }
+      this.progress.delete(id);
+      if (clientId === undefined) return;
+      const named = this.inFlight.get(clientId);
+      named?.delete(id);
+      if (named?.size === 0) this.inFlight.delete(clientId);
     };
+    const out = prepare?.(id) ?? message;
     return new Promise<Record<string, unknown>>((resolve) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
@@ -153,7 +187,7 @@ export class PerRequestSession implements Transport {
         clearTimeout(timer);
         resolve(answer);
       });
-      this.onmessage?.({ ...message, id } as JSONRPCMessage);
+      this.onmessage?.({ ...out, id } as JSONRPCMessage);
     }).finally(done);
   }
 

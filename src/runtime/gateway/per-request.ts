@@ -108,6 +108,8 @@ export function perRequestRefusal(
   if (!isObject(body) || typeof body.method !== 'string') {
     return { code: INVALID_REQUEST, message: 'send one JSON-RPC message per request' };
   }
+  // a notification needs neither the standard headers nor a whole envelope (it has no answer)
+  if (!('id' in body)) return undefined;
   const inHeader = header(headers, 'mcp-protocol-version');
   const inBody = envelopeVersion(body);
   const version = inHeader ?? inBody;

@@ -161,12 +161,12 @@ export class RelayConnection {
       return undefined;
     }
     if (this.closed) {
-      await upstream.stop();
+      await this.stopUpstream(upstream);
       return undefined;
     }
     if (!upstream.alive()) {
       const why = upstream.describeExit();
-      await upstream.stop();
+      await this.stopUpstream(upstream);
       this.tellFailure('start', why, upstream.stderrText());
       this.fail(
         `server '${this.route.server}' ended before it was used: ${why}${stderrTail(upstream)}`,
@@ -622,7 +622,16 @@ export class RelayConnection {
         out.result = filtered.result;
         if (filtered.drifted.length > 0) this.shared.drifted(this.route, filtered.drifted);
       } else if (isInputRequired(out.result)) {
-        if (speaksPerRequest(this.clientInit)) {
+        const asked = unrelayedInput(out.result);
+        if (asked !== undefined) {
+          // a question of a kind the gateway never passes to Codex (as a server's own request)
+          delete out.result;
+          out.error = {
+            code: REFUSED_CODE,
+            message: `codex-mmo refused this answer [input-required]: the server asked for '${this.clean(asked)}', which codex-mmo does not pass to Codex`,
+          };
+          this.finishCall(id, 'error', 'input-required', masked);
+        } else if (speaksPerRequest(this.clientInit)) {
           // a 2026 client retries the same request with its answers, checked again then
           this.finishCall(id, 'ok', 'input-required', masked);
         } else {
@@ -676,16 +685,18 @@ export class RelayConnection {
 
   private serverGone(): void {
     if (this.closed) return;
-    for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', 'server-gone');
     const upstream = this.upstream;
     const why = upstream?.describeExit() ?? 'it is gone';
     this.tellFailure(this.initialized ? 'ended' : 'start', why, upstream?.stderrText() ?? '');
     const reason = `server '${this.route.server}' ended: ${why}${upstream !== undefined ? stderrTail(upstream) : ''}`;
     this.failure = this.mask(reason);
-    // a handshake in flight is answered with the server's own last words, not a closed pipe
-    for (const id of this.inits) {
-      this.write({ jsonrpc: '2.0', id, error: { code: -32000, message: this.failure } });
+    // a handshake or a call in flight is answered with the server's own last words, so Codex
+    // does not wait out its timeout for an answer that cannot come
+    const error = { code: -32000, message: this.failure };
+    for (const id of [...this.inits, ...this.calls.keys()]) {
+      this.write({ jsonrpc: '2.0', id, error });
     }
+    for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', 'server-gone');
     this.inits.clear();
     this.channel.end();
   }
@@ -724,6 +735,18 @@ export const INPUT_REQUIRED_REFUSAL =
 /** Whether a result is a 2026 `input_required` (multi round-trip) answer. */
 function isInputRequired(result: unknown): boolean {
   return isObject(result) && result.resultType === 'input_required';
+}
+
+/** The first method an `input_required` answer asks for that no rule passes to Codex, if any. */
+function unrelayedInput(result: unknown): string | undefined {
+  const requests = isObject(result) && isObject(result.inputRequests) ? result.inputRequests : {};
+  for (const request of Object.values(requests)) {
+    const method = isObject(request) ? request.method : undefined;
+    if (typeof method !== 'string' || method === 'ping' || !SERVER_REQUESTS.has(method)) {
+      return typeof method === 'string' ? method : '(no method)';
+    }
+  }
+  return undefined;
 }
 
 /** Whether the client opened in a per-request revision (the gateway for a 2026 client). */

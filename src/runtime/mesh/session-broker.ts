@@ -284,7 +284,8 @@ export class SessionBroker {
         server_processes: 0,
         ...(memory !== undefined ? { memory_mb: memory } : {}),
       },
-      memory === undefined ? 0 : memory / codex,
+      // spawns still being prepared will take their share too
+      memory === undefined ? 0 : (memory / codex) * (this.reserved + 1),
     );
   }
 

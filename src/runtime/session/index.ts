@@ -14,4 +14,4 @@ export {
   readSessionRecord,
   sessionDir,
 } from './session-store.js';
-export { budgetLines, resolveTeamBudget, type TeamBudget, type TeamUse } from './team-budget.js';
+export { budgetLines, resolveTeamBudget, type TeamBudget } from './team-budget.js';

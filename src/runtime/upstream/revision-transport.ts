@@ -36,6 +36,9 @@ export const REVISION_MISMATCH_CODE = -32000;
 
 const DISCOVER_ID = 'codex-mmo-discover';
 
+/** Most tools whose `x-mcp-header` declarations are kept for one server. */
+const MAX_BOOK = 4096;
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -278,6 +281,8 @@ export class RevisionTransport implements Transport {
   /** Records the `x-mcp-header` declarations of the tools a `tools/list` answer lists. */
   private learn(result: unknown): void {
     const tools = isObject(result) && Array.isArray(result.tools) ? result.tools : [];
+    // a server that lists ever new tools does not grow the book without end
+    if (this.book !== undefined && this.book.size + tools.length > MAX_BOOK) this.book.clear();
     for (const tool of tools) {
       if (isObject(tool) && typeof tool.name === 'string') {
         this.book?.set(tool.name, paramHeaders(tool.inputSchema));

@@ -12,9 +12,15 @@ import {
   residentKb,
   treeResidentMb,
 } from '../../../src/foundation/process/process-tree.js';
-import { waitFor } from '../../support/world.js';
 
 const started: number[] = [];
+
+async function waitFor(condition: () => boolean, ms: number): Promise<void> {
+  for (const deadline = Date.now() + ms; !condition();) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 afterEach(() => {
   for (const pid of started.splice(0)) {
     try {

@@ -36,12 +36,12 @@ const credentials = credentialSourceFrom(
   true,
 );
 
-function route(process: string, server: string, allowed: string[]): Route {
+function route(process: string, server: string, allowed: string[], more: string[] = []): Route {
   const definition: ServerDefinition = {
     id: server,
     transport: 'stdio',
     command: globalThis.process.execPath,
-    args: [ECHO_SERVER, '--tools', 'echo,write!,hidden'],
+    args: [ECHO_SERVER, '--tools', 'echo,write!,hidden', ...more],
     env_vars: ['ECHO_CRED'],
     enabled_tools: ['echo', 'write', 'hidden'],
     default_tools_approval_mode: 'approve',
@@ -83,13 +83,24 @@ function withHost(host: string): Promise<number | undefined> {
 
 /** `tryToken` from a separate Node process: another process holding a stolen token. */
 async function fromOtherProcess(token: string): Promise<number> {
-  const child = spawn(process.execPath, ['-e', initializeScript(), token], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+  const child = spawn(process.execPath, ['-e', initializeScript(), '--', token], {
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return statusOf(child);
+}
+
+/** The status a child running `initializeScript` printed; its stderr when it printed none. */
+async function statusOf(child: ReturnType<typeof spawn>): Promise<number> {
   let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise((resolve) => child.on('close', resolve));
-  return Number(out.trim());
+  let err = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  const status = Number(out.trim());
+  if (!Number.isInteger(status) || status === 0) {
+    throw new Error(`the child printed no status (exit ${String(code)}): ${err}`);
+  }
+  return status;
 }
 
 /**
@@ -99,14 +110,11 @@ async function fromOtherProcess(token: string): Promise<number> {
 async function fromSpawnedTree(process_: string, token: string): Promise<number> {
   const child = spawn(
     '/bin/sh',
-    ['-c', `sleep 0.3; "$0" -e "$1" "$2"; :`, process.execPath, initializeScript(), token],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    ['-c', `sleep 0.3; "$0" -e "$1" -- "$2"; :`, process.execPath, initializeScript(), token],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   if (child.pid !== undefined) hub.bindSpawned(process_, child.pid);
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise((resolve) => child.on('close', resolve));
-  return Number(out.trim());
+  return statusOf(child);
 }
 
 function initializeScript(): string {
@@ -127,6 +135,7 @@ beforeAll(async () => {
   tokens.worker = hub.addRoute(route('worker', 'a', ['echo']));
   tokens.spawned = hub.addRoute(route('spawned', 'a', ['echo']));
   tokens.sleeper = hub.addRoute(route('sleeper', 'a', ['echo']));
+  tokens.mortal = hub.addRoute(route('root', 'mortal', ['echo'], ['--exit-on', 'echo']));
 });
 
 afterAll(async () => {
@@ -218,28 +227,52 @@ describe('the gateway over loopback HTTP', () => {
     await client.close();
   });
 
-  it('tells a request naming a session that ended apart from an unknown one', async () => {
-    const client = await connect(tokens.a ?? '');
-    const transport = client.transport as StreamableHTTPClientTransport;
-    const ended = transport.sessionId ?? '';
+  it('tells a request naming a session whose server went away apart from an unknown one', async () => {
+    const post = (token: string, session: string): Promise<Response> =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'mcp-session-id': session,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }),
+      });
+    // the server of a session goes away: the session ends with it
+    const client = await connect(tokens.mortal ?? '');
+    await client.listTools();
+    const ended = (client.transport as StreamableHTTPClientTransport).sessionId ?? '';
+    // the call ends the server: it is answered with the server's end, not left to time out
+    const failed = await client.callTool({ name: 'echo', arguments: {} }).then(
+      () => 'answered',
+      (error: unknown) => String(error),
+    );
+    expect(failed).toContain("server 'mortal' ended");
+    let answer = await post(tokens.mortal ?? '', ended);
+    for (let waited = 0; answer.status !== 404 && waited < 5000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      answer = await post(tokens.mortal ?? '', ended);
+    }
+    expect(answer.status, await answer.clone().text()).toBe(404);
+    expect(JSON.stringify(await answer.json())).toContain('[session-gone]');
+    // a session its own client ended is not one whose server went away
+    const own = await connect(tokens.a ?? '');
+    const transport = own.transport as StreamableHTTPClientTransport;
+    const deleted = transport.sessionId ?? '';
     await transport.terminateSession();
-    await client.close();
-    const response = await fetch(url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${tokens.a ?? ''}`,
-        'mcp-session-id': ended,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/list' }),
-    });
-    expect(response.status).toBe(404);
-    expect(JSON.stringify(await response.json())).toContain('[session-gone]');
+    await own.close();
+    const again = await post(tokens.a ?? '', deleted);
+    expect(again.status).toBe(404);
+    expect(JSON.stringify(await again.json())).toContain('[unknown-session]');
     await hub.flush();
     const { calls } = await readCalls(root);
     expect(calls).toContainEqual(
-      expect.objectContaining({ method: 'http:session-gone', reason: 'server-gone' }),
+      expect.objectContaining({
+        method: 'http:session-gone',
+        reason: 'server-gone',
+        server: 'mortal',
+      }),
     );
   });
 

@@ -48,7 +48,8 @@ rl.on('line', (line) => {
   if (m.id === undefined) return;
   const send = (result) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\\n');
   if (m.method === 'initialize') send({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'asker', version: '1' }, instructions: 'ask first' });
-  else if (m.method === 'tools/list') send({ tools: [{ name: 'ask', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }] });
+  else if (m.method === 'tools/list') send({ tools: [{ name: 'ask', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }, { name: 'weird', inputSchema: { type: 'object' } }] });
+  else if (m.method === 'tools/call' && m.params.name === 'weird') send({ resultType: 'input_required', inputRequests: { x: { method: 'tools/call', params: { name: 'other' } } } });
   else if (m.method === 'tools/call') send({ resultType: 'input_required', inputRequests: { ok: { method: 'elicitation/create', params: { message: 'sure?' } } } });
   else process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'no' } }) + '\\n');
 });`;
@@ -130,7 +131,7 @@ beforeAll(async () => {
       transport: 'stdio',
       command: globalThis.process.execPath,
       args: ['-e', ASKING_SERVER, seen],
-      enabled_tools: ['ask'],
+      enabled_tools: ['ask', 'weird'],
       default_tools_approval_mode: 'approve',
     }),
   );
@@ -262,6 +263,21 @@ describe('the HTTP front toward MCP 2026-07-28 clients', () => {
     const ask = await callRecord('ask');
     expect(ask?.outcome).toBe('ok');
     expect(ask?.reason).toBe('input-required');
+  });
+
+  it('refuses an input_required answer asking for what no rule passes to Codex', async () => {
+    const call = await post(
+      tokens.asker ?? '',
+      {
+        jsonrpc: '2.0',
+        id: 45,
+        method: 'tools/call',
+        params: { name: 'weird', arguments: {}, _meta: envelope() },
+      },
+      { 'mcp-method': 'tools/call', 'mcp-name': 'weird' },
+    );
+    expect(call.body.result).toBeUndefined();
+    expect((call.body.error as { message: string }).message).toContain("asked for 'tools/call'");
   });
 
   it('refuses an input_required answer to a 2025 session client, naming both revisions', async () => {

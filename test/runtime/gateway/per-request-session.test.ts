@@ -71,32 +71,67 @@ describe('PerRequestSession', () => {
     expect(got[2]?.id).not.toBe(5);
   });
 
-  it('passes progress to the request whose token it carries, and no other', async () => {
+  it('passes progress to the request that asked for it, under its own token, and no other', async () => {
     const { session, got } = served();
     await session.open({});
-    const seen: unknown[] = [];
-    const pending = session.request(
-      {
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tools/call',
-        params: { name: 'slow', _meta: { progressToken: 'p7' } },
-      },
-      (n) => seen.push(n),
-    );
+    const seen: Record<string, unknown[]> = { a: [], b: [] };
+    // two threads that chose the same id and the same progress token
+    const call = (who: 'a' | 'b') =>
+      session.request(
+        {
+          jsonrpc: '2.0',
+          id: 7,
+          method: 'tools/call',
+          params: { name: 'slow', _meta: { progressToken: 'p7' } },
+        },
+        (n) => seen[who]?.push(n),
+      );
+    const first = call('a');
+    const sentA = got.at(-1) as { id: string; params: { _meta: { progressToken: string } } };
+    const second = call('b');
+    const sentB = got.at(-1) as { id: string; params: { _meta: { progressToken: string } } };
+    // the server sees a token of the gateway's for each, never the client's
+    expect(sentA.params._meta.progressToken).toBe(sentA.id);
+    expect(sentB.params._meta.progressToken).toBe(sentB.id);
     const progress = (token: string): JSONRPCMessage => ({
       jsonrpc: '2.0',
       method: 'notifications/progress',
       params: { progressToken: token, progress: 1 },
     });
+    await session.send(progress(sentB.id));
     await session.send(progress('p7'));
-    await session.send(progress('other'));
-    expect(seen).toEqual([progress('p7')]);
-    await session.send({ jsonrpc: '2.0', id: got.at(-1)?.id as string, result: { content: [] } });
-    expect((await pending).result).toMatchObject({ resultType: 'complete', content: [] });
+    expect(seen.a).toEqual([]);
+    expect(seen.b).toEqual([progress('p7')]);
+    // a cancellation of the id both share cancels neither
+    const before = got.length;
+    session.notify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7 } });
+    expect(got.length).toBe(before);
+    await session.send({ jsonrpc: '2.0', id: sentA.id, result: { content: [] } });
+    await session.send({ jsonrpc: '2.0', id: sentB.id, result: { content: [] } });
+    expect((await first).result).toMatchObject({ resultType: 'complete', content: [] });
+    await second;
     // once answered, the request hears nothing more
-    await session.send(progress('p7'));
-    expect(seen).toHaveLength(1);
+    await session.send(progress(sentB.id));
+    expect(seen.b).toHaveLength(1);
+  });
+
+  it('tells the server a request is cancelled once its client goes away', async () => {
+    const { session, got } = served();
+    await session.open({});
+    const gone = new AbortController();
+    const pending = session.request(
+      { jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'slow' } },
+      undefined,
+      gone.signal,
+    );
+    const sent = got.at(-1) as { id: string };
+    gone.abort();
+    expect(got.at(-1)).toMatchObject({
+      method: 'notifications/cancelled',
+      params: { requestId: sent.id },
+    });
+    await session.send({ jsonrpc: '2.0', id: sent.id, result: { content: [] } });
+    await pending;
   });
 
   it('names a cancelled request by its own id, and refuses the server’s requests', async () => {
