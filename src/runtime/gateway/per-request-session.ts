@@ -12,7 +12,11 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-import { paramHeaderMismatch, paramHeaders, type ParamHeader } from '../protocol/mcp-headers.js';
+import {
+  listedParamHeaders,
+  paramHeaderMismatch,
+  type ParamHeader,
+} from '../protocol/mcp-headers.js';
 import { NEWEST_DISCOVER_VERSION } from '../protocol/mcp-versions.js';
 import { bodyId, perRequestAnswer, rpcError, sessionInitParams } from './per-request.js';
 import { METHOD_NOT_FOUND, isObject } from './relay-messages.js';
@@ -130,12 +134,7 @@ export class PerRequestSession implements Transport {
   }
 
   private learn(result: unknown): void {
-    const tools = isObject(result) && Array.isArray(result.tools) ? result.tools : [];
-    for (const tool of tools) {
-      if (isObject(tool) && typeof tool.name === 'string') {
-        this.declared.set(tool.name, paramHeaders(tool.inputSchema));
-      }
-    }
+    for (const [tool, declared] of listedParamHeaders(result)) this.declared.set(tool, declared);
   }
 
   /** Passes a client notification on (a cancelled request under this transport's id). */

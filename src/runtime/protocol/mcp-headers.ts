@@ -74,6 +74,16 @@ export function paramHeaders(inputSchema: unknown): ParamHeader[] {
   return found;
 }
 
+/** Each tool a `tools/list` result lists, with its `x-mcp-header` declarations. */
+export function listedParamHeaders(result: unknown): [string, ParamHeader[]][] {
+  const tools = isObject(result) && Array.isArray(result.tools) ? result.tools : [];
+  return tools.flatMap((tool): [string, ParamHeader[]][] =>
+    isObject(tool) && typeof tool.name === 'string'
+      ? [[tool.name, paramHeaders(tool.inputSchema)]]
+      : [],
+  );
+}
+
 function valueAt(root: unknown, path: readonly string[]): unknown {
   let node = root;
   for (const key of path) node = isObject(node) ? node[key] : undefined;

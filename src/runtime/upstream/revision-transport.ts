@@ -28,7 +28,7 @@ import {
   handshakeOf,
   negotiatedProtocolVersion,
 } from '../protocol/mcp-versions.js';
-import { paramHeaders } from '../protocol/mcp-headers.js';
+import { listedParamHeaders } from '../protocol/mcp-headers.js';
 import type { ParamHeaderBook } from './request-headers.js';
 
 /** The JSON-RPC error code of an answer a session client cannot take. */
@@ -280,14 +280,10 @@ export class RevisionTransport implements Transport {
 
   /** Records the `x-mcp-header` declarations of the tools a `tools/list` answer lists. */
   private learn(result: unknown): void {
-    const tools = isObject(result) && Array.isArray(result.tools) ? result.tools : [];
+    const listed = listedParamHeaders(result);
     // a server that lists ever new tools does not grow the book without end
-    if (this.book !== undefined && this.book.size + tools.length > MAX_BOOK) this.book.clear();
-    for (const tool of tools) {
-      if (isObject(tool) && typeof tool.name === 'string') {
-        this.book?.set(tool.name, paramHeaders(tool.inputSchema));
-      }
-    }
+    if (this.book !== undefined && this.book.size + listed.length > MAX_BOOK) this.book.clear();
+    for (const [tool, declared] of listed) this.book?.set(tool, declared);
   }
 
   /** The end of `server/discover`: the user's `initialize` is answered from it, or refused. */
