@@ -5,16 +5,15 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 
+import { CodexMmoError } from '../foundation/index.js';
 import {
-  CodexMmoError,
   type Diagnostic,
-  type Directories,
   formatDiagnostic,
-  resolveDirectories,
   sortDiagnostics,
+  suggest,
   summarize,
-} from '../index.js';
-import { suggest } from '../foundation/diagnostics/index.js';
+} from '../foundation/diagnostics/index.js';
+import { type Directories, resolveDirectories } from '../foundation/paths/index.js';
 import { terminalSafe } from '../foundation/text/index.js';
 import { EXIT_FAILURE, EXIT_USAGE, type CliIo } from './io.js';
 

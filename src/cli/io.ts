@@ -2,7 +2,7 @@
  * What a CLI command receives from the process: output streams, environment, working directory
  * and home. Commands never touch `process` directly, so tests can run them in-process.
  */
-import type { Environment } from '../index.js';
+import type { Environment } from '../foundation/paths/index.js';
 
 export interface CliIo {
   readonly stdout: (text: string) => void;

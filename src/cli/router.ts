@@ -3,7 +3,7 @@
  * imported only when invoked. Usage errors exit 2 with the command's usage line (and a
  * did-you-mean for a mistyped command); unexpected errors print one line and exit 1.
  */
-import { CodexMmoError, describeError } from '../index.js';
+import { CodexMmoError, describeError } from '../foundation/index.js';
 import { suggest } from '../foundation/diagnostics/index.js';
 import { terminalSafe } from '../foundation/text/index.js';
 import { ALIASES, aliasOf, aliasesFor } from './aliases.js';

@@ -5,7 +5,7 @@
  * answered at most once.
  */
 import { terminalSafe } from '../../foundation/text/index.js';
-import { locateSession } from '../../index.js';
+import { locateSession } from '../../runtime/session/index.js';
 import type { ApprovalDecision } from '../../runtime/protocol/index.js';
 import { answerSessionApproval } from '../../runtime/approvals/index.js';
 import { parseCommand, printFailure, printHelp, printJson } from '../common.js';

@@ -5,10 +5,14 @@
  * field is shown terminal-safe (one call, one line); `--json` keeps the exact text.
  */
 import { formatTable, terminalSafe } from '../../foundation/text/index.js';
-import { locateSession, readSessionRecord } from '../../index.js';
+import {
+  effectiveRecord,
+  isActiveStatus,
+  locateSession,
+  readSessionRecord,
+} from '../../runtime/session/index.js';
 import { readCalls, type CallRecord } from '../../runtime/gateway/index.js';
 import { isAlive } from '../../foundation/process/index.js';
-import { effectiveRecord, isActiveStatus } from '../../runtime/session/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

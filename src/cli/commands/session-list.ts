@@ -3,9 +3,12 @@
  * a session recorded as running whose supervising process is gone shows as ended.
  */
 import { formatTable } from '../../foundation/text/index.js';
-import { listSessionRecords, type SessionRecord } from '../../index.js';
+import {
+  effectiveRecord,
+  listSessionRecords,
+  type SessionRecord,
+} from '../../runtime/session/index.js';
 import { isAlive, livenessFor } from '../../foundation/process/index.js';
-import { effectiveRecord } from '../../runtime/session/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 import { clearAbandonedSessions } from '../../features/session/index.js';

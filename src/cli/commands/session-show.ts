@@ -4,10 +4,14 @@
  * The text view is terminal-safe: an error that quotes a server's or Codex's output is one line.
  */
 import { formatTable, terminalSafe } from '../../foundation/text/index.js';
-import { locateSession, readSessionRecord } from '../../index.js';
 import { listSessionApprovals } from '../../runtime/approvals/index.js';
 import { isAlive, livenessFor } from '../../foundation/process/index.js';
-import { budgetLines, effectiveRecord } from '../../runtime/session/index.js';
+import {
+  budgetLines,
+  effectiveRecord,
+  locateSession,
+  readSessionRecord,
+} from '../../runtime/session/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 import { clearAbandonedSessions } from '../../features/session/index.js';

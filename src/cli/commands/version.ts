@@ -3,7 +3,7 @@
  * (`--codex-bin`, `$CODEX_MMO_CODEX_BIN` or `codex` on PATH), with whether that Codex version is
  * one of the supported versions.
  */
-import { VERSION } from '../../index.js';
+import { VERSION } from '../../foundation/index.js';
 import { codexInUse } from '../../runtime/codex/index.js';
 import { supportedSeriesText } from '../../config/codex/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
