@@ -3,7 +3,8 @@
  * (the 2025 SDK, SDK v2 serving both eras, SDK v2 serving 2026-07-28 only), each over stdio and
  * over Streamable HTTP, calls one tool of each, with Codex's `mcp_2026_07_28` feature off and on,
  * unpinned (the servers start with Codex) and pinned as optional grants (leased: answered from
- * the pin, started on first use). Every call reaches its server in the server's own revision.
+ * the pin, started on first use); `profile smoke` receives every server's tool with the feature
+ * off and on. Every call reaches its server in the server's own revision.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFile, readFile, writeFile } from 'node:fs/promises';
@@ -137,6 +138,18 @@ async function everyCallServed(world: World): Promise<void> {
   expect(result.stdout).not.toMatch(/refused|unsupported protocol|revision-mismatch/i);
 }
 
+/** `profile smoke` of the pack: every server starts and the lead receives each one's tool. */
+async function smokeReceivesAll(world: World): Promise<void> {
+  const result = await runInWorld(world, ['profile', 'smoke', world.packDir, '--json']);
+  const report = JSON.parse(result.stdout) as {
+    ok: boolean;
+    roles: Record<string, { received: Record<string, string[]> }>;
+  };
+  expect(report.ok, result.stdout + result.stderr).toBe(true);
+  const received = report.roles.lead?.received ?? {};
+  for (const id of SERVERS) expect(received[id], id).toEqual(['note']);
+}
+
 async function featureOn(world: World): Promise<void> {
   const base = join(world.configDir, 'codex-base.toml');
   if (!(await readFile(base, 'utf8')).includes('mcp_2026_07_28')) {
@@ -146,6 +159,8 @@ async function featureOn(world: World): Promise<void> {
 
 describe('servers of every MCP revision, over stdio and HTTP, through the gateway', () => {
   it('serve their tools to Codex with mcp_2026_07_28 off', async () => {
+    await smokeReceivesAll(scripted.world);
+    await v2Methods(scripted.world);
     await everyCallServed(scripted.world);
     // a 2025 client: a server of both eras is spoken to in a 2025 session
     const methods = await v2Methods(scripted.world);
@@ -155,6 +170,8 @@ describe('servers of every MCP revision, over stdio and HTTP, through the gatewa
 
   it('serve them the same with mcp_2026_07_28 on', async () => {
     await featureOn(scripted.world);
+    await smokeReceivesAll(scripted.world);
+    await v2Methods(scripted.world);
     await everyCallServed(scripted.world);
     // a 2026 client: a server of both eras is spoken to in 2026-07-28, end to end
     const methods = await v2Methods(scripted.world);
