@@ -259,10 +259,17 @@ export async function runSessionCommand(
         `${terminalSafe(`codex-mmo: session ${plan.id} failed: ${outcome.record.error ?? `exit code ${outcome.exitCode}`}`)}\n`,
       );
     }
+    // Codex's TUI ends with a `codex resume` hint for a home that went with the session
+    if (!cmd.json && mode === 'run') io.stderr(resumeNote(plan.id));
     return outcome.exitCode;
   } finally {
     for (const { signal, handler } of handlers) process.off(signal, handler);
   }
+}
+
+/** What `run` says after Codex's own exit lines, so its `codex resume` hint is not followed. */
+function resumeNote(id: string): string {
+  return `codex-mmo: session ${id} is over; the \`codex resume\` line above does not apply to it (its Codex home went with the session). 'codex-mmo session logs ${id}' shows what it did.\n`;
 }
 
 async function readStdin(): Promise<string> {

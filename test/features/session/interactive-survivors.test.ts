@@ -236,6 +236,10 @@ describe('an interactive session leaves nothing behind', () => {
     const record = await readRecord(session.dir);
     expect(record.status).toBe('ended');
     expect(record.exit_code).toBe(0);
+    // Codex's own `codex resume` hint is answered: it does not apply to a codex-mmo session
+    expect(session.tui.text().replace(/\s+/g, ' ')).toContain(
+      'the `codex resume` line above does not apply to it',
+    );
   }, 420_000);
 
   it('ends everything on `session stop` from another process, recorded as stopped', async () => {
