@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
+import { readableCopy } from '../support/readable-copy.js';
+
 import { runCli } from '../support/cli.js';
 import { tmpDir } from '../support/tmp.js';
 
@@ -158,13 +160,16 @@ describe('files codex-mmo may not read', () => {
     await mkdir(join(closed, 'tool-mcp.d'), { recursive: true });
     await chmod(join(closed, 'tool-mcp.d'), 0o000);
     const main = join(import.meta.dirname, '..', '..', 'src', 'cli', 'main.ts');
+    // `nobody` runs the built copy every user may read: the checkout may be closed to it
+    const cli = asUser.length > 0 ? [readableCopy().cli] : ['--import', 'tsx', main];
     const run = async (config: string): Promise<Json> => {
       const [command = '', ...args] = [
         ...asUser,
         process.execPath,
-        ...['--import', 'tsx', main, 'tool-mcp', 'validate', '--json', '--config-dir', config],
+        ...[...cli, 'tool-mcp', 'validate', '--json', '--config-dir', config],
       ];
-      const out = await promisify(execFile)(command, args, { env: { PATH, HOME: base } }).then(
+      const options = { env: { PATH, HOME: base }, cwd: base };
+      const out = await promisify(execFile)(command, args, options).then(
         (r) => r.stdout,
         (error: unknown) => (error as { stdout: string }).stdout,
       );

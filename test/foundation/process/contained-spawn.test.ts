@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 
 import { describe, expect, it } from 'vitest';
 
+import { readableCopy } from '../../support/readable-copy.js';
+
 import {
   spawnContained,
   type ContainedProcess,
@@ -137,13 +139,20 @@ async function grandchildDir(): Promise<string> {
  * `runner` says; `send` gives it an action.
  */
 function supervise(script: string, { as, userNs }: Runner) {
-  const node = ['--import', 'tsx', SUPERVISOR, script, userNs ? 'user-ns' : 'no-user-ns'];
+  const mode = userNs ? 'user-ns' : 'no-user-ns';
+  // another user runs the built copy every user may read: the checkout may be closed to it
+  const copy = as.length > 0 ? readableCopy() : undefined;
+  const node =
+    copy === undefined
+      ? ['--import', 'tsx', SUPERVISOR, script, mode]
+      : [copy.fixture('contained-supervisor.mjs'), script, mode];
   const [command, args] =
     as.length === 0
       ? [process.execPath, node]
       : [as[0] ?? '', [...as.slice(1), process.execPath, ...node]];
   const child = spawn(command, args, {
-    cwd: REPO,
+    cwd: copy?.root ?? REPO,
+    env: { ...process.env, ...copy?.env },
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   const lines: string[] = [];

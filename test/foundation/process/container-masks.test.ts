@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+import { readableCopy } from '../../support/readable-copy.js';
+
 import { spawnContained } from '../../../src/foundation/process/contained-spawn.js';
 import { maskScript, MASK_FAILED_STATUS } from '../../../src/foundation/process/container-masks.js';
 import { containment } from '../../../src/foundation/process/containment.js';
@@ -39,10 +41,17 @@ function masked(
   as: readonly string[],
   spec: { hide: string[]; keep: string[]; script: string },
 ): Promise<string> {
-  const argv = [...as, process.execPath, '--import', 'tsx', RUN, JSON.stringify(spec)];
-  const [command, ...args] = argv as [string, ...string[]];
+  // another user runs the built copy every user may read: the checkout may be closed to it
+  const copy = as.length > 0 ? readableCopy() : undefined;
+  const node =
+    copy === undefined
+      ? ['--import', 'tsx', RUN, JSON.stringify(spec)]
+      : [copy.fixture('masked-run.mjs'), JSON.stringify(spec)];
+  const [command, ...args] = [...as, process.execPath, ...node] as [string, ...string[]];
+  const cwd = copy?.root ?? REPO;
+  const env = { ...process.env, ...copy?.env };
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: REPO, timeout: 30_000 }, (_e, stdout) => {
+    execFile(command, args, { cwd, env, timeout: 30_000 }, (_e, stdout) => {
       resolve(stdout);
     });
   });
