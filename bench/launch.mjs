@@ -66,6 +66,28 @@ const quantile = (values, q) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 const ms = (value) => `${value.toFixed(0)} ms`;
+const { descendants, treeResidentMb } = await import(dist('foundation/process/process-tree.js'));
+
+/** `promise`'s value and the peak resident memory of this process's tree while it ran (MB). */
+async function peakDuring(promise) {
+  let peak = treeResidentMb(process.pid);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, treeResidentMb(process.pid));
+  }, 250);
+  try {
+    const value = await promise;
+    return { value, peak: Math.max(peak, treeResidentMb(process.pid)) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+/** Waits until this process has no more descendants than `count` (every started one gone). */
+async function settle(count) {
+  for (let waited = 0; descendants(process.pid).length > count && waited < 60_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 function run(command, args, env, cwd) {
   return new Promise((resolve, reject) => {
@@ -296,26 +318,50 @@ instructions = "Worker."
     for (const count of SPAWN_COUNTS) {
       const times = [];
       const plain = [];
+      const peaks = { mmo: [], plain: [] };
+      const teardowns = { mmo: [], plain: [] };
       for (let round = 0; round < SPAWN_ROUNDS; round++) {
+        const settled = descendants(process.pid).length;
         let started = process.hrtime.bigint();
-        const spawned = await Promise.all(
-          Array.from({ length: count }, (_, k) =>
-            lead.spawn({ role: 'worker', task: `task ${k}` }),
+        const spawning = peakDuring(
+          Promise.all(
+            Array.from({ length: count }, (_, k) =>
+              lead.spawn({ role: 'worker', task: `task ${k}` }),
+            ),
           ),
         );
+        const { value: spawned, peak } = await spawning;
         times.push(Number(process.hrtime.bigint() - started) / 1e6);
-        await Promise.all(spawned.map((p) => lead.stop(p.participant)));
+        peaks.mmo.push(peak);
         started = process.hrtime.bigint();
-        const clients = await Promise.all(Array.from({ length: count }, () => plainStart()));
+        await Promise.all(spawned.map((p) => lead.stop(p.participant)));
+        await settle(settled);
+        teardowns.mmo.push(Number(process.hrtime.bigint() - started) / 1e6);
+        started = process.hrtime.bigint();
+        const opened = await peakDuring(
+          Promise.all(Array.from({ length: count }, () => plainStart())),
+        );
         plain.push(Number(process.hrtime.bigint() - started) / 1e6);
+        peaks.plain.push(opened.peak);
+        started = process.hrtime.bigint();
         await Promise.all(
-          clients.map(async ({ client, copy }) => {
+          opened.value.map(async ({ client, copy }) => {
             await client.close();
             rmSync(copy, { recursive: true, force: true });
           }),
         );
+        await settle(settled);
+        teardowns.plain.push(Number(process.hrtime.bigint() - started) / 1e6);
       }
-      rows.push({ count, median: median(times), plain: median(plain) });
+      rows.push({
+        count,
+        median: median(times),
+        plain: median(plain),
+        peak: median(peaks.mmo),
+        plainPeak: median(peaks.plain),
+        teardown: median(teardowns.mmo),
+        plainTeardown: median(teardowns.plain),
+      });
     }
   } finally {
     await broker.close();
@@ -327,6 +373,14 @@ instructions = "Worker."
   for (const { count, median: t, plain } of rows) {
     console.log(
       `  ${String(count).padStart(2)} participant${count === 1 ? ' ' : 's'}   ${ms(t).padStart(8)}   ${ms(t / count).padStart(7)} per participant   plain ${ms(plain).padStart(8)}   ratio ${(t / plain).toFixed(2)} (goal <= 1.2: ${t / plain <= 1.2 ? 'met' : 'NOT met'})`,
+    );
+  }
+  console.log(
+    '  peak resident memory of the whole tree while starting, and time until every process is gone after stopping',
+  );
+  for (const r of rows) {
+    console.log(
+      `  ${String(r.count).padStart(2)} at once   peak ${String(Math.round(r.peak))} MB (plain ${String(Math.round(r.plainPeak))} MB)   teardown ${ms(r.teardown)} (plain ${ms(r.plainTeardown)})`,
     );
   }
   const first = rows[0];

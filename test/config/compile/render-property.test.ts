@@ -28,7 +28,12 @@ const serverArb = fc.record({
 
 const scenario = fc
   .record({
-    servers: fc.uniqueArray(serverArb, { selector: (s) => s.id, minLength: 1, maxLength: 6 }),
+    // unique as Codex names them too (`-` becomes `_`): a collision is its own diagnostic
+    servers: fc.uniqueArray(serverArb, {
+      selector: (s) => s.id.replace(/-/g, '_'),
+      minLength: 1,
+      maxLength: 6,
+    }),
     roleCount: fc.integer({ min: 1, max: 6 }),
   })
   .chain(({ servers, roleCount }) => {

@@ -45,7 +45,7 @@ describe('no survivors', () => {
     // in the supervisor)
     const marked = await processesMentioning(marker);
     expect(marked.length).toBeGreaterThanOrEqual(4);
-    const servers = [];
+    const servers: number[] = [];
     for (const pid of marked) {
       const cmd = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
       // the servers themselves, not their containers' unshare and init
@@ -63,6 +63,11 @@ describe('no survivors', () => {
     supervisor.kill('SIGKILL');
     await supervisor.done;
     await waitFor(async () => (await processesMentioning(marker)).length === 0, 20_000);
+    // a server in its own namespaces may hide its environment while its container ends it
+    await waitFor(async () => {
+      const alive = await Promise.all(servers.map((pid) => running(pid)));
+      return alive.every((a) => !a);
+    }, 10_000).catch(() => undefined);
     for (const pid of servers) expect(await running(pid)).toBe(false);
     await waitFor(() => !existsSync(join(dir, 'homes', 'lead', 'auth.json')), 5_000);
     expect(existsSync(join(dir, 'homes', 'worker-1', 'auth.json'))).toBe(false);
