@@ -190,6 +190,8 @@ export class Participant {
     this.errorText = this.mask(message);
     this.turnActive = false;
     this.setStatus('failed');
+    // a failed participant keeps no Codex process: nothing could stop it or count it any more
+    void this.client?.close(1000).catch(() => undefined);
   }
 
   private stderrTail(): string {
