@@ -4,7 +4,6 @@
  * `{type?: "stdio"|"http"|"sse", command, args, env, url, headers}`; `${VAR}` and
  * `${VAR:-default}` in env and header values become variable names, never expanded values.
  */
-import { suggest } from '../../foundation/diagnostics/did-you-mean.js';
 import { keyLocation, type KeyPath } from '../../foundation/toml/key-positions.js';
 import type { KnownCredential } from '../../config/registry/credential-literals.js';
 import { registryDiagnostic } from '../../config/registry/diagnostic-codes.js';
@@ -15,6 +14,8 @@ import {
   envFields,
   expansionOf,
   headerFields,
+  httpTarget,
+  unknownKey,
   refuseExpansion,
   type EntryReporter,
   type SourceValue,
@@ -62,13 +63,7 @@ function candidate(
       );
       continue;
     }
-    const near = suggest(key, KNOWN_KEYS);
-    entryDiagnostic(
-      reporter,
-      'import-unknown-field',
-      [...base, key],
-      `server '${name}' has a key '${key}' that import does not know${near !== undefined ? ` (did you mean '${near}'?)` : ''}; remove it, or add the server by hand with \`codex-mmo tool-mcp add\``,
-    );
+    unknownKey(reporter, [...base, key], name, key, KNOWN_KEYS);
   }
   const str = (key: string): string | undefined => {
     const value = entry[key];
@@ -146,13 +141,7 @@ function candidate(
     invalid([...base, key], `${key} is for stdio servers, but server '${name}' is an HTTP server`);
   }
   const headers = headerFields(name, expanded(object('headers')), [...base, 'headers'], reporter);
-  const target: FragmentTarget = {
-    transport: 'streamable_http',
-    url,
-    ...(headers.bearer !== undefined ? { bearerTokenEnvVar: headers.bearer } : {}),
-    headerEnv: headers.headerEnv,
-    ...(Object.keys(headers.headers).length > 0 ? { headers: headers.headers } : {}),
-  };
+  const target = httpTarget(url, headers);
   return { ...empty, target, secrets: headers.secrets, referenced: headers.referenced };
 }
 

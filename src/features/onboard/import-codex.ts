@@ -4,7 +4,6 @@
  * `bearer_token_env_var`, `bearer_token`, `http_headers`, `env_http_headers`) servers with their
  * tool lists, approval mode and timeouts. Every other key of a table is refused by name.
  */
-import { suggest } from '../../foundation/diagnostics/did-you-mean.js';
 import { keyLocation, type KeyPath } from '../../foundation/toml/key-positions.js';
 import { parseTomlText } from '../../foundation/toml/parse-toml.js';
 import type { KnownCredential } from '../../config/registry/credential-literals.js';
@@ -16,6 +15,8 @@ import {
   entryDiagnostic,
   envFields,
   headerFields,
+  httpTarget,
+  unknownKey,
   type EntryReporter,
   type SourceValue,
 } from './import-literals.js';
@@ -81,13 +82,7 @@ function checkKeys(
       );
       continue;
     }
-    const near = suggest(key, KNOWN_KEYS);
-    entryDiagnostic(
-      reporter,
-      'import-unknown-field',
-      [...base, key],
-      `server '${name}' has a key '${key}' that import does not know${near !== undefined ? ` (did you mean '${near}'?)` : ''}; remove it, or add the server by hand with \`codex-mmo tool-mcp add\``,
-    );
+    unknownKey(reporter, [...base, key], name, key, KNOWN_KEYS);
   }
   for (const key of ['enabled', 'required', 'supports_parallel_tool_calls', 'tools']) {
     if (entry[key] === undefined || (key === 'enabled' && entry[key] === true)) continue;
@@ -236,13 +231,7 @@ function candidate(
         value: bearerLiteral,
       });
     }
-    const target: FragmentTarget = {
-      transport: 'streamable_http',
-      url,
-      ...(headers.bearer !== undefined ? { bearerTokenEnvVar: headers.bearer } : {}),
-      headerEnv: headers.headerEnv,
-      ...(Object.keys(headers.headers).length > 0 ? { headers: headers.headers } : {}),
-    };
+    const target = httpTarget(url, headers);
     return {
       ...empty,
       target,

@@ -16,6 +16,8 @@ import {
   type KnownCredential,
 } from '../../config/registry/credential-literals.js';
 import { registryDiagnostic } from '../../config/registry/diagnostic-codes.js';
+import { suggest } from '../../foundation/diagnostics/did-you-mean.js';
+import type { FragmentTarget } from './fragment-text.js';
 import type { MovedSecret } from './import-types.js';
 
 /** A value as the source writes it. */
@@ -233,5 +235,33 @@ export function entryDiagnostic(
 ): void {
   reporter.diagnostics.push(
     registryDiagnostic(code, { message, ...reporter.at(path), server: reporter.server }),
+  );
+}
+
+/** The registry target of a Streamable HTTP entry at `url` with its header fields. */
+export function httpTarget(url: string, headers: HeaderFields): FragmentTarget {
+  return {
+    transport: 'streamable_http',
+    url,
+    ...(headers.bearer !== undefined ? { bearerTokenEnvVar: headers.bearer } : {}),
+    headerEnv: headers.headerEnv,
+    ...(Object.keys(headers.headers).length > 0 ? { headers: headers.headers } : {}),
+  };
+}
+
+/** `import-unknown-field` for a key of server `name` that import does not know. */
+export function unknownKey(
+  reporter: EntryReporter,
+  path: KeyPath,
+  name: string,
+  key: string,
+  known: readonly string[],
+): void {
+  const near = suggest(key, known);
+  entryDiagnostic(
+    reporter,
+    'import-unknown-field',
+    path,
+    `server '${name}' has a key '${key}' that import does not know${near !== undefined ? ` (did you mean '${near}'?)` : ''}; remove it, or add the server by hand with \`codex-mmo tool-mcp add\``,
   );
 }

@@ -16,6 +16,7 @@ import {
   entryDiagnostic,
   envFields,
   headerFields,
+  httpTarget,
   type EntryReporter,
   type SourceValue,
 } from './import-literals.js';
@@ -368,13 +369,7 @@ function remoteCandidate(
   }
   const read = inputs(remote.headers, [...base, 'headers'], reading, true);
   const headers = headerFields(reading.id, read.values, [...base, 'headers'], reporter);
-  const target: FragmentTarget = {
-    transport: 'streamable_http',
-    url,
-    ...(headers.bearer !== undefined ? { bearerTokenEnvVar: headers.bearer } : {}),
-    headerEnv: headers.headerEnv,
-    ...(Object.keys(headers.headers).length > 0 ? { headers: headers.headers } : {}),
-  };
+  const target = httpTarget(url, headers);
   return {
     ...empty,
     target,

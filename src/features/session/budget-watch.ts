@@ -14,6 +14,8 @@ import type { RecordWriter } from './record-writer.js';
 
 /** How often the session's memory is sampled for the record. */
 const SAMPLE_MS = 5000;
+/** The step in which recorded memory moves, so a sample rewrites the record only on growth. */
+const MEMORY_STEP_MB = 8;
 /** A memory sample younger than this is reused by a start check. */
 const FRESH_MS = 500;
 
@@ -22,6 +24,8 @@ export class BudgetWatch {
   private refused = 0;
   private sampled = { at: 0, mb: 0 };
   private timer: NodeJS.Timeout | undefined;
+  /** What the record last said of the budget. */
+  private recorded = '';
 
   constructor(
     readonly budget: TeamBudget,
@@ -90,7 +94,8 @@ export class BudgetWatch {
   private sample(): number {
     const mb = treeResidentMb(this.root);
     this.sampled = { at: Date.now(), mb };
-    this.use = { ...this.use, memory_mb: Math.round(mb) };
+    // recorded to 8 MB steps (rounded down): the record follows growth, not every page
+    this.use = { ...this.use, memory_mb: Math.floor(mb / MEMORY_STEP_MB) * MEMORY_STEP_MB };
     return mb;
   }
 
@@ -99,8 +104,12 @@ export class BudgetWatch {
     this.record();
   }
 
+  /** Writes the budget into `session.json`, only when what it says changed. */
   private record(): void {
     const budget = { ceilings: this.budget, use: this.use, refused: this.refused };
+    const text = JSON.stringify(budget);
+    if (text === this.recorded) return;
+    this.recorded = text;
     void this.writer.update((r) => ({ ...r, budget }));
   }
 }

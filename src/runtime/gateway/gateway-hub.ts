@@ -289,7 +289,8 @@ export class GatewayHub {
     if (route.definition.transport !== 'stdio')
       return startUpstream(route.definition, route.launch);
     const budget: TeamBudget = { participants: Number.MAX_SAFE_INTEGER, ...this.options.budget };
-    const memory = this.options.memoryMb?.();
+    // memory is read from /proc only for a memory ceiling: most sessions have none
+    const memory = budget.memory_mb === undefined ? undefined : this.options.memoryMb?.();
     const running = this.groups.size + this.startingServers;
     const refusal = serverRefusal(
       budget,
@@ -301,7 +302,7 @@ export class GatewayHub {
       },
       route.server,
       // servers still starting will take their share too
-      expectedServerMb(this.groups) * (this.startingServers + 1),
+      memory === undefined ? 0 : expectedServerMb(this.groups) * (this.startingServers + 1),
     );
     if (refusal !== undefined) {
       this.options.onBudgetRefusal?.(refusal, route);

@@ -203,19 +203,20 @@ export function sessionInitParams(body: unknown, protocolVersion: string): Recor
   };
 }
 
+/** The capabilities a server may tell a per-request client of: what the gateway serves. */
+const SERVED_CAPABILITIES = ['tools', 'resources', 'prompts'] as const;
+
 /**
- * Capabilities as the gateway keeps them toward a per-request client (pure): no `listChanged` and
- * no resource `subscribe`, since `subscriptions/listen` and resource subscriptions are refused.
+ * Capabilities as the gateway keeps them toward a per-request client (pure): only tools,
+ * resources and prompts, each without `listChanged` or `subscribe` — the gateway refuses
+ * `subscriptions/listen`, resource subscriptions, completion, logging and tasks, so it does not
+ * offer them either.
  */
 function perRequestCapabilities(capabilities: unknown): Record<string, unknown> {
   if (!isObject(capabilities)) return {};
-  const out: Record<string, unknown> = { ...capabilities };
-  for (const key of ['tools', 'prompts', 'resources']) {
-    const entry = out[key];
-    if (!isObject(entry)) continue;
-    out[key] = Object.fromEntries(
-      Object.entries(entry).filter(([k]) => k !== 'listChanged' && k !== 'subscribe'),
-    );
+  const out: Record<string, unknown> = {};
+  for (const key of SERVED_CAPABILITIES) {
+    if (isObject(capabilities[key])) out[key] = {};
   }
   return out;
 }

@@ -270,12 +270,13 @@ export class SessionBroker {
   private budgetRefusal(): BudgetRefusal | undefined {
     const running = [...this.participants.values()].filter((p) => !p.finished).length;
     const participants = running + this.reserved;
-    const memory = this.options.memoryMb?.();
     const codex = participants + 1;
     const budget: TeamBudget = {
       participants: this.options.maxParticipants ?? DEFAULT_MAX_PARTICIPANTS,
       ...this.options.budget,
     };
+    // memory is read from /proc only for a memory ceiling: most sessions have none
+    const memory = budget.memory_mb === undefined ? undefined : this.options.memoryMb?.();
     return spawnRefusal(
       budget,
       {

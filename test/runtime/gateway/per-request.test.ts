@@ -78,12 +78,15 @@ describe('per-request requests toward Codex', () => {
     expect(perRequestAnswer('tools/call', failed)).toEqual(failed);
   });
 
-  it('answers server/discover from an initialize result, without the streams it refuses', () => {
+  it('answers server/discover from an initialize result, offering only what the gateway serves', () => {
     const init = {
       protocolVersion: '2025-11-25',
       capabilities: {
         tools: { listChanged: true },
         resources: { subscribe: true, listChanged: true },
+        completions: {},
+        logging: {},
+        experimental: { anything: {} },
       },
       serverInfo: { name: 'notes', version: '1.2.0' },
       instructions: 'Use notes.',
