@@ -104,6 +104,10 @@ export const COMMANDS: Readonly<
     list: { summary: 'list sessions', load: () => import('./commands/session-list.js') },
     show: { summary: 'show a session', load: () => import('./commands/session-show.js') },
     stop: { summary: 'stop a session', load: () => import('./commands/session-stop.js') },
+    resume: {
+      summary: 'continue an ended, stopped or failed session from its own snapshot',
+      load: () => import('./commands/session-resume.js'),
+    },
     approvals: {
       summary: 'list approval requests waiting for a person',
       load: () => import('./commands/session-approvals.js'),

@@ -10,6 +10,7 @@ import { isAbsolute, resolve } from 'node:path';
 import {
   formatDiagnostic,
   formatEvent,
+  type Diagnostic,
   maskSecrets,
   type SessionEvent,
   startSession,
@@ -25,6 +26,9 @@ import {
   checkInterpreter,
   checkSessionCwd,
   clearAbandonedSessions,
+  findResumeSource,
+  type ResumeSource,
+  type SessionOutcome,
 } from '../../features/session/index.js';
 import {
   UsageError,
@@ -37,6 +41,7 @@ import {
 import { EXIT_FAILURE, type CliIo } from '../io.js';
 
 const USAGE = `Usage: codex-mmo exec PROFILE PROMPT [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--max-codex-processes N] [--max-server-processes N] [--max-memory MB] [--accept-host-risk] [-- CODEX_ARGS...]
+       codex-mmo exec --resume ID PROMPT [OPTIONS] [-- CODEX_ARGS...]
 
 Run Codex non-interactively as the root role of PROFILE (an installed pack name or a pack
 directory) in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -52,7 +57,10 @@ final message to stdout. Exit code 0 when the turn completed, 1 when it failed, 
 required MCP server failed. After -- Codex takes -c/--config key=value and -m/--model NAME.
 
 Options:
-  --cwd DIR                 working directory of Codex (default: the current directory)
+  --resume ID               continue session ID from its own snapshot instead of starting PROFILE
+                            (see 'codex-mmo session resume --help')
+  --cwd DIR                 working directory of Codex (default: the current directory, or the
+                            resumed session's)
   --approval-timeout SEC    deny an unanswered approval request after SEC seconds (default 900)
   --max-participants N      most participants the session runs at once (default 8)
   --max-codex-processes N   most Codex processes (root and participants) at once (default: no limit)
@@ -122,11 +130,14 @@ export async function runSessionCommand(
   const separator = args.indexOf('--');
   const own = separator < 0 ? args : args.slice(0, separator);
   const codexArgs = separator < 0 ? [] : args.slice(separator + 1);
+  // resuming, the profile is the earlier session's: only the prompt is given (optional for run)
+  const resuming = own.some((a) => a === '--resume' || a.startsWith('--resume='));
   const count = mode === 'exec' ? 2 : 1;
   const cmd = parseCommand(
     own,
     io,
     {
+      resume: { type: 'string' },
       cwd: { type: 'string' },
       'approval-timeout': { type: 'string' },
       'max-participants': { type: 'string' },
@@ -135,10 +146,14 @@ export async function runSessionCommand(
       'max-memory': { type: 'string' },
       'accept-host-risk': { type: 'boolean' },
     },
-    { min: count, max: count },
+    resuming
+      ? { min: count - 1, max: 1, names: ['PROMPT'] }
+      : { min: count, max: count, names: mode === 'exec' ? ['PROFILE', 'PROMPT'] : ['PROFILE'] },
   );
   if (cmd.help) return printHelp(io, usage);
-  const [profile = '', promptArg] = cmd.positionals;
+  const resumeId = typeof cmd.values.resume === 'string' ? cmd.values.resume : undefined;
+  const [profileArg = '', promptArg] =
+    resumeId !== undefined ? ['', cmd.positionals[0]] : cmd.positionals;
   const timeoutText = cmd.values['approval-timeout'];
   const approvalTimeoutSec =
     typeof timeoutText === 'string' ? Number(timeoutText) : DEFAULT_APPROVAL_TIMEOUT_SEC;
@@ -149,13 +164,25 @@ export async function runSessionCommand(
   }
   const execArgs = mode === 'exec' ? parseExecCodexArgs(codexArgs) : undefined;
   if (execArgs !== undefined && !execArgs.ok) throw new UsageError(execArgs.message);
+  // what sessions killed with their watchdog left behind goes, while this one is prepared (and
+  // before an earlier session is looked at: it may be one of them)
+  const clearing = clearAbandonedSessions(cmd.dirs.stateDir);
+  let resume: ResumeSource | undefined;
+  if (resumeId !== undefined) {
+    await clearing;
+    const found = await findResumeSource(cmd.dirs.stateDir, cmd.dirs.dataDir, resumeId);
+    if (!found.ok) return notResumed(io, cmd.json, resumeId, found.diagnostics);
+    resume = found.source;
+  }
+  const profile = resume?.record.profile ?? profileArg;
   const cwdOption = cmd.values.cwd;
+  // a resumed session works where the earlier one did, unless told otherwise
   const sessionCwd =
     typeof cwdOption === 'string'
       ? isAbsolute(cwdOption)
         ? cwdOption
         : resolve(io.cwd, cwdOption)
-      : io.cwd;
+      : (resume?.record.cwd ?? io.cwd);
   const maxOption = cmd.values['max-participants'];
   const cap = resolveMaxParticipants(typeof maxOption === 'string' ? maxOption : undefined);
   if (!cap.ok) throw new UsageError(cap.message);
@@ -168,8 +195,6 @@ export async function runSessionCommand(
   // the prompt comes from stdin only when it is '-'
   const prompt = promptArg === '-' ? await readStdin() : promptArg;
 
-  // what sessions killed with their watchdog left behind goes, while this one is prepared
-  const clearing = clearAbandonedSessions(cmd.dirs.stateDir);
   const started = await startSession({
     mode,
     profile,
@@ -183,13 +208,18 @@ export async function runSessionCommand(
     cli: defaultCliLaunch(),
     pid: process.pid,
     acceptHostRisk: cmd.values['accept-host-risk'] === true,
+    ...(resume !== undefined ? { resume } : {}),
   });
   await clearing;
   if (!started.ok) {
     if (cmd.json) printJson(io, { ok: false, diagnostics: started.diagnostics });
     else {
       printDiagnostics(io, started.diagnostics);
-      io.stderr(`codex-mmo: ${mode} ${profile}: not started\n`);
+      io.stderr(
+        resume !== undefined
+          ? `codex-mmo: session ${resume.from}: not resumed\n`
+          : `codex-mmo: ${mode} ${profile}: not started\n`,
+      );
     }
     return EXIT_FAILURE;
   }
@@ -200,8 +230,9 @@ export async function runSessionCommand(
   const badInterpreter = await checkInterpreter(plan.command);
   if (badInterpreter !== undefined) return printFailure(io, cmd.json, [badInterpreter]);
   if (!cmd.json) {
+    const continues = resume !== undefined ? `, continuing session ${resume.from}` : '';
     io.stderr(
-      `codex-mmo: session ${plan.id} (profile ${plan.record.profile}, snapshot ${plan.record.snapshot.slice(0, 19)})\n`,
+      `codex-mmo: session ${plan.id} (profile ${plan.record.profile}, snapshot ${plan.record.snapshot.slice(0, 19)}${continues})\n`,
     );
   }
   const secrets = plan.secrets;
@@ -238,38 +269,71 @@ export async function runSessionCommand(
   });
   try {
     const outcome = await running.done;
-    if (!cmd.json && outcome.finalMessage !== undefined) {
-      const answer = maskSecrets(outcome.finalMessage, secrets);
-      io.stdout(`${terminalSafe(answer, { keepLayout: true })}\n`);
-    }
-    if (cmd.json) {
-      io.stderr(
-        `${JSON.stringify({
-          session: plan.id,
-          dir: plan.dir,
-          status: outcome.status,
-          exit_code: outcome.exitCode,
-          ...(outcome.record.error !== undefined ? { error: outcome.record.error } : {}),
-        })}\n`,
-      );
-    } else if (outcome.status === 'stopped') {
-      io.stderr(`codex-mmo: session ${plan.id} was stopped\n`);
-    } else if (outcome.status === 'failed') {
-      io.stderr(
-        `${terminalSafe(`codex-mmo: session ${plan.id} failed: ${outcome.record.error ?? `exit code ${outcome.exitCode}`}`)}\n`,
-      );
-    }
-    // Codex's TUI ends with a `codex resume` hint for a home that went with the session
-    if (!cmd.json && mode === 'run') io.stderr(resumeNote(plan.id));
+    reportOutcome(io, cmd.json, { id: plan.id, dir: plan.dir, mode, secrets, resume }, outcome);
     return outcome.exitCode;
   } finally {
     for (const { signal, handler } of handlers) process.off(signal, handler);
   }
 }
 
-/** What `run` says after Codex's own exit lines, so its `codex resume` hint is not followed. */
+/** How the session ended: the final message on stdout, its end (or JSON summary) on stderr. */
+function reportOutcome(
+  io: CliIo,
+  json: boolean,
+  session: {
+    readonly id: string;
+    readonly dir: string;
+    readonly mode: SessionMode;
+    readonly secrets: readonly string[];
+    readonly resume: ResumeSource | undefined;
+  },
+  outcome: SessionOutcome,
+): void {
+  const { id } = session;
+  if (!json && outcome.finalMessage !== undefined) {
+    const answer = maskSecrets(outcome.finalMessage, session.secrets);
+    io.stdout(`${terminalSafe(answer, { keepLayout: true })}\n`);
+  }
+  if (json) {
+    io.stderr(
+      `${JSON.stringify({
+        session: id,
+        dir: session.dir,
+        status: outcome.status,
+        exit_code: outcome.exitCode,
+        ...(session.resume !== undefined ? { resumed_from: session.resume.from } : {}),
+        ...(outcome.record.error !== undefined ? { error: outcome.record.error } : {}),
+      })}\n`,
+    );
+  } else if (outcome.status === 'stopped') {
+    io.stderr(`codex-mmo: session ${id} was stopped\n`);
+  } else if (outcome.status === 'failed') {
+    io.stderr(
+      `${terminalSafe(`codex-mmo: session ${id} failed: ${outcome.record.error ?? `exit code ${outcome.exitCode}`}`)}\n`,
+    );
+  }
+  // Codex's TUI ends with a `codex resume` hint for a home that went with the session
+  if (!json && session.mode === 'run') io.stderr(resumeNote(id));
+}
+
+/** Why session `id` cannot be resumed: its diagnostics (as JSON with --json). */
+function notResumed(
+  io: CliIo,
+  json: boolean,
+  id: string,
+  diagnostics: readonly Diagnostic[],
+): number {
+  if (json) printJson(io, { ok: false, diagnostics });
+  else {
+    printDiagnostics(io, diagnostics);
+    io.stderr(`codex-mmo: session ${id}: not resumed\n`);
+  }
+  return EXIT_FAILURE;
+}
+
+/** How to continue the session; after `run`, in place of Codex's own `codex resume` hint. */
 function resumeNote(id: string): string {
-  return `codex-mmo: session ${id} is over; the \`codex resume\` line above does not apply to it (its Codex home went with the session). 'codex-mmo session logs ${id}' shows what it did.\n`;
+  return `codex-mmo: session ${id} is over; continue it with 'codex-mmo session resume ${id}' (the \`codex resume\` line above does not apply: its Codex home went with the session).\n`;
 }
 
 async function readStdin(): Promise<string> {

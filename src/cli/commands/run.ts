@@ -6,6 +6,7 @@ import type { CliIo } from '../io.js';
 import { runSessionCommand } from './exec.js';
 
 const USAGE = `Usage: codex-mmo run PROFILE [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--max-codex-processes N] [--max-server-processes N] [--max-memory MB] [--accept-host-risk] [-- CODEX_ARGS...]
+       codex-mmo run --resume ID [PROMPT] [OPTIONS] [-- CODEX_ARGS...]
 
 Start interactive Codex as the root role of PROFILE (an installed pack name or a pack directory)
 in a new session: the profile is compiled (or its snapshot reused), the session gets
@@ -20,7 +21,10 @@ waiting); or answer them from another terminal with 'codex-mmo session approvals
 'session logs ID --follow' watches.
 
 Options:
-  --cwd DIR                 working directory of Codex (default: the current directory)
+  --resume ID               continue session ID from its own snapshot instead of starting PROFILE
+                            (see 'codex-mmo session resume --help')
+  --cwd DIR                 working directory of Codex (default: the current directory, or the
+                            resumed session's)
   --approval-timeout SEC    deny a participant's unanswered approval request after SEC seconds
                             (default 900)
   --max-participants N      most participants the session runs at once (default 8)

@@ -42,6 +42,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ['profile', record.profile],
     ['snapshot', record.snapshot],
     ['mode', record.mode],
+    ...(record.resumed_from !== undefined
+      ? [['resumed from', record.resumed_from] as [string, string]]
+      : []),
     ['cwd', record.cwd],
     ['started', record.started],
   ];
@@ -86,6 +89,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ),
   );
   for (const p of record.processes) {
+    if (p.resumed_from !== undefined) {
+      io.stdout(`${terminalSafe(`${p.id}: continues ${p.resumed_from}`)}\n`);
+    }
     if (p.error !== undefined) io.stdout(`${terminalSafe(`${p.id}: ${p.error}`)}\n`);
   }
   return EXIT_OK;

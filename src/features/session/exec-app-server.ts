@@ -25,6 +25,8 @@ export interface ExecRootOptions {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string;
   readonly prompt: string;
+  /** A thread kept in `home` to continue (`thread/resume`) instead of starting one. */
+  readonly resumeThread?: string;
   /** `-c key=value` overrides for the app-server. */
   readonly configArgs: readonly string[];
   readonly model?: string;
@@ -107,11 +109,17 @@ export async function startExecRoot(options: ExecRootOptions): Promise<ExecRoot>
       interrupted: true,
     });
     try {
+      const params = {
+        cwd: options.cwd,
+        ...(options.model !== undefined ? { model: options.model } : {}),
+      };
       const thread = await Promise.race([
-        client.startThread(
-          { cwd: options.cwd, ...(options.model !== undefined ? { model: options.model } : {}) },
-          THREAD_START_TIMEOUT_MS,
-        ),
+        options.resumeThread !== undefined
+          ? client.resumeThread(
+              { ...params, threadId: options.resumeThread },
+              THREAD_START_TIMEOUT_MS,
+            )
+          : client.startThread(params, THREAD_START_TIMEOUT_MS),
         stopped.then(() => undefined),
       ]);
       if (thread === undefined) return interrupted();

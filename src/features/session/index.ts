@@ -4,10 +4,11 @@
  */
 export { clearAbandonedSessions } from './abandoned-sessions.js';
 export { parseExecCodexArgs } from './exec-arguments.js';
-export { launchSession } from './launch.js';
+export { launchSession, type SessionOutcome } from './launch.js';
 export { checkInterpreter, checkSessionCwd } from './preflight.js';
 export type { SessionMode } from './prepare-session.js';
 export { pruneSessions } from './prune-sessions.js';
+export { findResumeSource, type ResumeSource } from './resume-source.js';
 export {
   startSession,
   type StartSessionRequest,

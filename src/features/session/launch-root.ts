@@ -128,6 +128,7 @@ export async function startRootProcess(
         env,
         cwd: plan.cwd,
         prompt: plan.prompt ?? '',
+        ...(plan.resumeThread !== undefined ? { resumeThread: plan.resumeThread } : {}),
         configArgs: context.execOverrides?.config ?? [],
         ...(context.execOverrides?.model !== undefined
           ? { model: context.execOverrides.model }

@@ -27,6 +27,7 @@ import { startSessionWire } from '../../runtime/model-wire/session-wire.js';
 import type { ListenerFlood } from '../../foundation/process/connection-limits.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/approval-types.js';
 import { clearEndedHomes, writeProcessHome } from '../../runtime/session/codex-home.js';
+import { copyRollouts } from '../../runtime/session/rollout-threads.js';
 import { createSessionDir, type SessionPaths } from '../../runtime/session/session-store.js';
 import { watchSession, type SessionWatch } from './launch-watch.js';
 import type { LaunchContext } from './launch-types.js';
@@ -119,6 +120,9 @@ function brokerOptions(
       watch.participants(list);
       budget.participants(list);
     },
+    ...(context.resume !== undefined
+      ? { previous: { session: context.resume.from, participants: context.resume.participants } }
+      : {}),
     limits: {
       onFlood: (flood) => {
         supervision.listenerFlood(flood);
@@ -277,7 +281,10 @@ export async function startSessionServices(
   const authFrom = context.authFile ? context.baseCodexHome : undefined;
   // the home, the first record and the broker are independent: prepare them concurrently
   const [home, first, started] = await Promise.allSettled([
-    writeProcessHome(wired.home, plan.homeDir, authFrom),
+    writeProcessHome(wired.home, plan.homeDir, authFrom).then(async () => {
+      // a resumed root finds its thread's history in its own home
+      if (context.resume !== undefined) await copyRollouts(context.resume.rootHome, plan.homeDir);
+    }),
     writer.update((r) => r),
     SessionBroker.start(
       brokerOptions(plan, context, { supervision, watch, gateway, wire, gate, threadRole }, budget),

@@ -19,6 +19,7 @@ import type { SessionRecord, SessionStatus } from '../../runtime/session/session
 
 import type { HostView } from '../../foundation/process/host-view.js';
 import type { TeamBudget } from '../../runtime/session/team-budget.js';
+import type { ResumeSource } from './resume-source.js';
 
 export interface LaunchContext {
   readonly stored: StoredSnapshot;
@@ -57,6 +58,8 @@ export interface LaunchContext {
   readonly execOverrides?: { readonly config: readonly string[]; readonly model?: string };
   /** Problems found while the session runs (a drifted tool withheld by the gateway). */
   readonly onDiagnostic?: (diagnostic: Diagnostic) => void;
+  /** The earlier session this one continues: its root's and participants' threads. */
+  readonly resume?: ResumeSource;
 }
 
 export interface SessionOutcome {

@@ -37,6 +37,7 @@ function participantProcess(sessionDir: string, info: ParticipantInfo): SessionP
   if (info.pid !== undefined) out.pid = info.pid;
   if (info.ended !== undefined) out.ended = info.ended;
   if (info.error !== undefined) out.error = info.error;
+  if (info.resumed_from !== undefined) out.resumed_from = info.resumed_from;
   return out;
 }
 

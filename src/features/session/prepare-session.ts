@@ -77,6 +77,8 @@ export interface PrepareSessionInput {
   readonly masked?: readonly string[];
   /** The `exec` prompt. */
   readonly prompt?: string;
+  /** The earlier session this one continues, and the root's Codex thread there. */
+  readonly resume?: { readonly from: string; readonly thread: string };
   /** Extra arguments for Codex (after `--` on the codex-mmo command line). */
   readonly codexArgs: readonly string[];
   /** The supervising process (this codex-mmo) recorded in the session. */
@@ -102,6 +104,8 @@ export interface SessionPlan {
   readonly args: readonly string[];
   /** The `exec` prompt (the root is driven through `codex app-server` with it). */
   readonly prompt?: string;
+  /** The root's Codex thread of the session this one continues (resumed, not started). */
+  readonly resumeThread?: string;
   readonly cwd: string;
   /** Missing-variable diagnostics: errors stop the launch, warnings are shown. */
   readonly diagnostics: readonly Diagnostic[];
@@ -113,15 +117,20 @@ export interface SessionPlan {
 /**
  * Codex arguments for the mode: `exec [--skip-git-repo-check] ARGS -- PROMPT`, or for `run` the
  * version's arguments that keep the TUI's app-server its own child (`tuiArgs`, those not already
- * given) before ARGS.
+ * given) before ARGS — and for a resumed `run`, `resume` first and the thread (and a prompt) last.
  */
 export function codexArgv(
   mode: SessionMode,
   codexArgs: readonly string[],
   prompt: string | undefined,
   tuiArgs: readonly string[] = [],
+  resumeThread?: string,
 ): string[] {
-  if (mode === 'run') return [...tuiArgs.filter((a) => !codexArgs.includes(a)), ...codexArgs];
+  if (mode === 'run') {
+    const own = [...tuiArgs.filter((a) => !codexArgs.includes(a)), ...codexArgs];
+    if (resumeThread === undefined) return own;
+    return ['resume', ...own, '--', resumeThread, ...(prompt !== undefined ? [prompt] : [])];
+  }
   const skip = codexArgs.includes(SKIP_GIT_CHECK) ? [] : [SKIP_GIT_CHECK];
   return ['exec', ...skip, ...codexArgs, '--', prompt ?? ''];
 }
@@ -205,6 +214,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     profile: plan.profile,
     snapshot: stored.id,
     mode: input.mode,
+    ...(input.resume !== undefined ? { resumed_from: input.resume.from } : {}),
     cwd: input.cwd,
     started,
     status: 'starting',
@@ -222,6 +232,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
         cwd: input.cwd,
         status: 'starting',
         started,
+        ...(input.resume !== undefined ? { resumed_from: `${input.resume.from}/root` } : {}),
       },
     ],
   };
@@ -240,8 +251,10 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
       input.codexArgs,
       input.prompt,
       (input.codex ?? NEWEST_CODEX).tuiOwnAppServerArgs,
+      input.resume?.thread,
     ),
     ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
+    ...(input.resume !== undefined ? { resumeThread: input.resume.thread } : {}),
     cwd: input.cwd,
     diagnostics,
     secrets,

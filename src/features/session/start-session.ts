@@ -43,6 +43,33 @@ import { needsAuthFile } from '../../config/compile/provider-route.js';
 import { newSessionId } from '../../runtime/session/session-id.js';
 import { sessionDir } from '../../runtime/session/session-store.js';
 import { snapshotTrustChecks } from './snapshot-trust.js';
+import type { CompileResult } from '../../config/compile/compile-profile.js';
+import { planOfSnapshot } from '../../config/snapshot/plan-of-snapshot.js';
+import { CodexMmoError } from '../../foundation/errors.js';
+import type { ResumeSource } from './resume-source.js';
+
+/** The earlier session's own snapshot and its plan, as a compile would give them. */
+function resumedCompile(source: ResumeSource): CompileResult {
+  try {
+    return {
+      stored: source.stored,
+      plan: planOfSnapshot(source.stored.snapshot),
+      created: false,
+      diagnostics: [],
+    };
+  } catch (error) {
+    const why = error instanceof CodexMmoError ? error.message : String(error);
+    return {
+      created: false,
+      diagnostics: [
+        diagnostic({
+          code: 'resume-snapshot-gone',
+          message: `session ${source.from} cannot be resumed: ${why}`,
+        }),
+      ],
+    };
+  }
+}
 
 export interface StartSessionRequest {
   readonly mode: SessionMode;
@@ -63,6 +90,8 @@ export interface StartSessionRequest {
   readonly pid: number;
   /** Start even where the host view cannot be built and a role's shell has network. */
   readonly acceptHostRisk?: boolean;
+  /** Continue this earlier session from its own snapshot (`profile` is then not compiled). */
+  readonly resume?: ResumeSource;
 }
 
 export type StartSessionResult =
@@ -98,13 +127,15 @@ function codexMissing(
 export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
   // independent look-ups, done concurrently to keep the launch overhead small
   const [compiled, credentials, { found: codex, view }, contained] = await Promise.all([
-    compileOrReuse({
-      nameOrPath: request.profile,
-      dirs: request.dirs,
-      cwd: request.cwd,
-      env: request.env,
-      home: request.home,
-    }),
+    request.resume !== undefined
+      ? resumedCompile(request.resume)
+      : compileOrReuse({
+          nameOrPath: request.profile,
+          dirs: request.dirs,
+          cwd: request.cwd,
+          env: request.env,
+          home: request.home,
+        }),
     loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
     codexInUse(request.dirs.codexBin, request.env, request.cwd, request.dirs.dataDir).then(
       async (found) => ({
@@ -215,6 +246,9 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     boundary: { deny: configDeny(readDeny, masked), cwd: boundary.cwd },
     ...(masked !== undefined ? { masked } : {}),
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
+    ...(request.resume !== undefined
+      ? { resume: { from: request.resume.from, thread: request.resume.rootThread } }
+      : {}),
     codexArgs: request.codexArgs,
     pid: request.pid,
     ...(pidStart !== undefined ? { pidStart } : {}),
@@ -240,6 +274,7 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
       configDir: request.dirs.configDir,
       dataDir: request.dirs.dataDir,
       hostView,
+      ...(request.resume !== undefined ? { resume: request.resume } : {}),
     },
     diagnostics,
     snapshotCreated: compiled.created,

@@ -18,6 +18,7 @@ import type {
   ServerNotification,
   ServerRequest,
   ThreadItem,
+  ThreadResumeParams,
   ThreadStartParams,
   ThreadStartResponse,
   TurnInfo,
@@ -445,6 +446,14 @@ export class AppServerClient {
   /** `thread/start`. MCP servers start in the background; see `waitForMcpStartup`. */
   startThread(params: ThreadStartParams = {}, timeoutMs?: number): Promise<ThreadStartResponse> {
     return this.request<ThreadStartResponse>('thread/start', params, timeoutMs);
+  }
+
+  /**
+   * `thread/resume`: continues a thread kept in the home's rollouts, its history in place; the
+   * answer has `thread/start`'s shape, and MCP servers report their startup the same way.
+   */
+  resumeThread(params: ThreadResumeParams, timeoutMs?: number): Promise<ThreadStartResponse> {
+    return this.request<ThreadStartResponse>('thread/resume', params, timeoutMs);
   }
 
   /** `turn/start` with one text input; resolves when the turn has started (not finished). */

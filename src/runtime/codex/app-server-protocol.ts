@@ -44,6 +44,14 @@ export interface ThreadStartParams {
   readonly ephemeral?: boolean;
 }
 
+/**
+ * `thread/resume` parameters: a thread kept in the home's rollouts, by id (measured on 0.149 and
+ * 0.171: a copy of `sessions/` in a new home is enough), with overrides like `thread/start`'s.
+ */
+export interface ThreadResumeParams extends Omit<ThreadStartParams, 'ephemeral'> {
+  readonly threadId: string;
+}
+
 export interface ThreadInfo {
   readonly id: string;
   readonly sessionId: string;

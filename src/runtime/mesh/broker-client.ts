@@ -28,6 +28,7 @@ import {
   type MeshCaller,
   type MeshErrorCode,
   type ParticipantInfo,
+  type ParticipantList,
   type SendResult,
   type SpawnArgs,
   type WaitResult,
@@ -179,8 +180,8 @@ export class BrokerClient implements MeshBackend {
     return this.call('wait', params) as Promise<WaitResult>;
   }
 
-  list(context?: MeshCallContext): Promise<{ participants: ParticipantInfo[] }> {
-    return this.call('list', thread(context)) as Promise<{ participants: ParticipantInfo[] }>;
+  list(context?: MeshCallContext): Promise<ParticipantList> {
+    return this.call('list', thread(context)) as Promise<ParticipantList>;
   }
 
   stop(participant: string, context?: MeshCallContext): Promise<ParticipantInfo> {

@@ -18,6 +18,7 @@ import type { CredentialSource } from '../../config/registry/credentials-types.j
 import type { Snapshot } from '../../config/snapshot/types.js';
 import type { MeshCaller, ParticipantInfo } from '../protocol/mesh-protocol.js';
 import type { BudgetRefusal, TeamBudget } from '../session/team-budget.js';
+import type { PreviousSession } from './previous-participants.js';
 import type { ConnectionLimitOptions } from '../../foundation/process/connection-limits.js';
 
 /** A participant's home as it is written, and what its environment gains with it. */
@@ -68,6 +69,8 @@ export interface BrokerOptions {
   readonly memoryMb?: () => number;
   /** Called with every spawn a ceiling refused, with the calling process and role. */
   readonly onBudgetRefusal?: (refusal: BudgetRefusal, caller: MeshCaller) => void;
+  /** The session this one resumes: its participants may be continued with `resume`. */
+  readonly previous?: PreviousSession;
   /** Called whenever a participant appears or changes status. */
   readonly onChange?: (participants: readonly ParticipantInfo[]) => void;
   /** Limits on connections that have not yet been accepted by `hello`, and who hears of a flood. */

@@ -42,6 +42,13 @@ export const MESH_TOOL_PARAMS: Readonly<Record<MeshToolName, readonly MeshParam[
       required: false,
       description: 'Absolute working directory (default: the session working directory)',
     },
+    {
+      name: 'resume',
+      type: 'string',
+      required: false,
+      description:
+        'A participant of the session this one resumes (list_participants shows them as previous): the new participant continues its conversation',
+    },
   ],
   send_message: [
     PARTICIPANT,

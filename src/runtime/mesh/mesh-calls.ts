@@ -34,12 +34,19 @@ async function perform(
   const text = (name: string): string => String(args[name]);
   switch (tool) {
     case 'spawn_participant': {
-      const spawn =
-        args.cwd === undefined
-          ? { role: text('role'), task: text('task') }
-          : { role: text('role'), task: text('task'), cwd: text('cwd') };
+      const spawn = {
+        role: text('role'),
+        task: text('task'),
+        ...(args.cwd !== undefined ? { cwd: text('cwd') } : {}),
+        ...(args.resume !== undefined ? { resume: text('resume') } : {}),
+      };
       const result = await backend.spawn(spawn, context);
-      return ok(result, `Started participant ${result.participant} (role ${result.role}).`);
+      const continued =
+        result.resumed_from !== undefined ? `, continuing ${result.resumed_from}` : '';
+      return ok(
+        result,
+        `Started participant ${result.participant} (role ${result.role}${continued}).`,
+      );
     }
     case 'send_message':
       return ok(await backend.send(text('participant'), text('message'), context));

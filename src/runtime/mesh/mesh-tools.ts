@@ -42,7 +42,9 @@ export function meshToolDescriptions(
       `final message. Bounded by timeout_sec (default and maximum: the participant's lifecycle ` +
       `wait); on timeout the result says timed_out. Roles you may wait on: ${roles(grants.control)}.`,
     list_participants:
-      'List the participants of this session you may control or have spawned, with their status.',
+      'List the participants of this session you may control or have spawned, with their status; ' +
+      "in a resumed session also the earlier session's participants (previous), which " +
+      'spawn_participant with resume continues.',
     stop_participant:
       `Stop a participant and every participant it started. Roles you may stop: ` +
       `${roles(grants.control)}.`,

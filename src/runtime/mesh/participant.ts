@@ -24,6 +24,8 @@ export interface ParticipantSpec {
   /** `root` or the id of the participant that spawned this one. */
   readonly owner: string;
   readonly task: string;
+  /** A thread its home holds to continue (`thread/resume`), and whose it was (`<session>/<id>`). */
+  readonly resume?: { readonly thread: string; readonly from: string };
   readonly cwd: string;
   /** The participant's private Codex home (already written). */
   readonly home: string;
@@ -158,6 +160,7 @@ export class Participant {
     if (this.finalMessage !== undefined) out.final_message = this.finalMessage;
     if (this.failedServers.length > 0) out.failed_servers = this.failedServers;
     if (this.errorText !== undefined) out.error = this.errorText;
+    if (this.spec.resume !== undefined) out.resumed_from = this.spec.resume.from;
     return out;
   }
 
@@ -235,17 +238,20 @@ export class Participant {
       if (this.stopping) throw new MeshError('failed', 'stopped while starting');
       this.setStatus('starting');
       // thread/start returns once required MCP servers are up; bound it by the lifecycle wait
-      const thread = await client
-        .startThread({ cwd: spec.cwd }, Math.max(1, deadline - Date.now()))
-        .catch((error: unknown) => {
-          const timedOut = (error as { code?: unknown }).code === 'timeout';
-          throw timedOut
-            ? abandoned('')
-            : new MeshError(
-                'failed',
-                `participant ${spec.id} (role ${spec.role}) could not start: ${describeError(error)}`,
-              );
-        });
+      const wait = Math.max(1, deadline - Date.now());
+      const thread = await (
+        spec.resume !== undefined
+          ? client.resumeThread({ cwd: spec.cwd, threadId: spec.resume.thread }, wait)
+          : client.startThread({ cwd: spec.cwd }, wait)
+      ).catch((error: unknown) => {
+        const timedOut = (error as { code?: unknown }).code === 'timeout';
+        throw timedOut
+          ? abandoned('')
+          : new MeshError(
+              'failed',
+              `participant ${spec.id} (role ${spec.role}) could not start: ${describeError(error)}`,
+            );
+      });
       this.threadId = thread.thread.id;
       // servers that are not required start in the background: wait for them as well
       const servers = spec.servers ?? [];

@@ -31,10 +31,12 @@ import {
   type MeshBackend,
   type MeshCaller,
   type ParticipantInfo,
+  type ParticipantList,
   type SendResult,
   type SpawnArgs,
   type WaitResult,
 } from '../protocol/mesh-protocol.js';
+import { previousFor, resumeTarget } from './previous-participants.js';
 import type { Participant } from './participant.js';
 import { DEFAULT_MAX_PARTICIPANTS } from './participant-cap.js';
 import { spawnRefusal, type BudgetRefusal, type TeamBudget } from '../session/team-budget.js';
@@ -56,6 +58,8 @@ export class SessionBroker {
   private readonly tokens = new MeshCredentials();
   private readonly rootTokenValue: string;
   private readonly participantMountPoints = new Set<string>();
+  /** Participants of the resumed session already continued: earlier id → new id. */
+  private readonly resumed = new Map<string, string>();
   private counter = 0;
   private reserved = 0;
   private closing = false;
@@ -220,7 +224,13 @@ export class SessionBroker {
         const cwd = stringArg(params, 'cwd', false);
         const role = stringArg(params, 'role') ?? '';
         const task = stringArg(params, 'task') ?? '';
-        return this.spawn(caller, cwd === undefined ? { role, task } : { role, task, cwd });
+        const resume = stringArg(params, 'resume', false);
+        return this.spawn(caller, {
+          role,
+          task,
+          ...(cwd !== undefined ? { cwd } : {}),
+          ...(resume !== undefined ? { resume } : {}),
+        });
       }
       case 'send':
         return this.send(
@@ -303,11 +313,17 @@ export class SessionBroker {
         `profile '${plan.profile}' has no participant process for role '${args.role}'`,
       );
     }
+    // a participant of the resumed session is continued once, in its own role
+    const earlier =
+      args.resume === undefined
+        ? undefined
+        : resumeTarget(this.options.previous, args.resume, args.role, this.resumed);
     const refusal = this.budgetRefusal();
     if (refusal !== undefined) {
       this.options.onBudgetRefusal?.(refusal, caller);
       throw new MeshError('refused', refusal.message);
     }
+    if (earlier !== undefined) this.resumed.set(earlier.participant, '');
     this.reserved++;
     const slot = { held: true };
     const release = (): void => {
@@ -315,7 +331,20 @@ export class SessionBroker {
       slot.held = false;
     };
     try {
-      return await spawnParticipant(this.spawnHost, caller, args, process, resolved, release);
+      const info = await spawnParticipant(
+        this.spawnHost,
+        caller,
+        args,
+        process,
+        resolved,
+        release,
+        earlier,
+      );
+      if (earlier !== undefined) this.resumed.set(earlier.participant, info.participant);
+      return info;
+    } catch (error) {
+      if (earlier !== undefined) this.resumed.delete(earlier.participant);
+      throw error;
     } finally {
       release();
     }
@@ -344,12 +373,14 @@ export class SessionBroker {
     return out;
   }
 
-  private listFor(caller: MeshCaller): { participants: ParticipantInfo[] } {
+  private listFor(caller: MeshCaller): ParticipantList {
     const visible = visibleRoles(this.options.snapshot.profile, caller.role ?? caller.process);
+    const previous = previousFor(this.options.previous, visible, this.resumed);
     return {
       participants: [...this.participants.values()]
         .filter((p) => visible.has(p.role) || p.owner === caller.participant)
         .map((p) => p.info()),
+      ...(previous !== undefined ? { previous } : {}),
     };
   }
 

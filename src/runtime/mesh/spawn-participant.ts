@@ -13,6 +13,8 @@ import { formatDiagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { describeError } from '../../foundation/errors.js';
 import type { ResolvedProcess, ResolvedRole } from '../../config/profile/types.js';
 import { removeAuth, writeProcessHome } from '../session/codex-home.js';
+import { copyRollouts } from '../session/rollout-threads.js';
+import type { PreviousParticipant } from './previous-participants.js';
 import { absentMountPoints } from '../session/sandbox-leftovers.js';
 import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
 import { processEnvironment } from '../session/process-env.js';
@@ -87,6 +89,7 @@ async function prepareParticipant(
   id: string,
   cwd: string,
   homeDir: string,
+  earlier: PreviousParticipant | undefined,
 ): Promise<Prepared> {
   const { options, tokens } = host;
   const { snapshot, plan } = options;
@@ -143,6 +146,8 @@ async function prepareParticipant(
   let masks: ContainerMasks | undefined;
   try {
     await writeProcessHome(prepared.home, homeDir, authFile ? options.baseCodexHome : undefined);
+    // a continued participant finds its earlier thread's history in its own home
+    if (earlier !== undefined) await copyRollouts(earlier.home, homeDir);
     if (masked !== undefined) masks = { hide: masked, keep: [await realpath(homeDir)] };
   } catch (error) {
     throw new MeshError('failed', `cannot write the home of ${id}: ${describeError(error)}`);
@@ -169,6 +174,7 @@ async function prepareParticipant(
 /**
  * Starts a participant of `args.role` for `caller` (already authorized, a slot reserved) and
  * waits until it is ready. `listed` is called once it is listed (it counts towards the cap then).
+ * With `earlier`, it continues that participant's thread of the resumed session.
  */
 export async function spawnParticipant(
   host: SpawnHost,
@@ -177,12 +183,21 @@ export async function spawnParticipant(
   process: ResolvedProcess,
   resolved: ResolvedRole,
   listed: () => void,
+  earlier?: PreviousParticipant,
 ): Promise<ParticipantInfo> {
   const options = host.options;
   const cwd = await participantCwd(host, args);
   const id = host.nextId(args.role);
   const homeDir = join(options.sessionDir, 'homes', id);
-  const { env, secrets, masks } = await prepareParticipant(host, args, process, id, cwd, homeDir);
+  const { env, secrets, masks } = await prepareParticipant(
+    host,
+    args,
+    process,
+    id,
+    cwd,
+    homeDir,
+    earlier,
+  );
   const view = await processView(options.hostView, {
     cwd,
     home: homeDir,
@@ -208,6 +223,14 @@ export async function spawnParticipant(
       role: args.role,
       owner: caller.participant,
       task: args.task,
+      ...(earlier !== undefined
+        ? {
+            resume: {
+              thread: earlier.thread,
+              from: `${options.previous?.session ?? ''}/${earlier.participant}`,
+            },
+          }
+        : {}),
       cwd,
       home: homeDir,
       ...(masks !== undefined ? { masks } : {}),

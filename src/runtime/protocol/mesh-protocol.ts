@@ -42,12 +42,35 @@ export interface ParticipantInfo {
   readonly queued_messages: number;
   /** MCP servers of the participant that failed to start (not required ones; errors masked). */
   readonly failed_servers?: readonly { readonly server: string; readonly error: string }[];
+  /** The participant of an earlier session whose thread this one continues (`<session>/<id>`). */
+  readonly resumed_from?: string;
+}
+
+/** A participant of the session this one resumes: `spawn_participant` with `resume` continues it. */
+export interface PreviousParticipantInfo {
+  readonly participant: string;
+  readonly role: string;
+  readonly owner: string;
+  /** How it ended in that session. */
+  readonly status: string;
+  /** The session it ran in. */
+  readonly session: string;
+  /** The participant of this session that continues it, once one does. */
+  readonly resumed_as?: string;
+}
+
+/** What `list_participants` returns: this session's participants, and a resumed one's earlier ones. */
+export interface ParticipantList {
+  readonly participants: ParticipantInfo[];
+  readonly previous?: PreviousParticipantInfo[];
 }
 
 export interface SpawnArgs {
   readonly role: string;
   readonly task: string;
   readonly cwd?: string;
+  /** A participant of the session this one resumes, whose thread the new participant continues. */
+  readonly resume?: string;
 }
 
 export interface SendResult {
@@ -81,7 +104,7 @@ export interface MeshBackend {
   spawn(args: SpawnArgs, context?: MeshCallContext): Promise<ParticipantInfo>;
   send(participant: string, message: string, context?: MeshCallContext): Promise<SendResult>;
   wait(participant: string, timeoutSec?: number, context?: MeshCallContext): Promise<WaitResult>;
-  list(context?: MeshCallContext): Promise<{ readonly participants: ParticipantInfo[] }>;
+  list(context?: MeshCallContext): Promise<ParticipantList>;
   stop(participant: string, context?: MeshCallContext): Promise<ParticipantInfo>;
 }
 

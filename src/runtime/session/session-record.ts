@@ -27,6 +27,8 @@ export interface SessionProcess {
   readonly exit_code?: number;
   /** Why the process failed; credential values are masked. */
   readonly error?: string;
+  /** The process of an earlier session whose Codex thread this one continues (`<session>/<id>`). */
+  readonly resumed_from?: string;
 }
 
 export interface SessionRecord {
@@ -35,6 +37,8 @@ export interface SessionRecord {
   readonly profile: string;
   readonly snapshot: string;
   readonly mode: 'run' | 'exec';
+  /** The session this one continues (`session resume`), from that session's own snapshot. */
+  readonly resumed_from?: string;
   readonly cwd: string;
   readonly started: string;
   readonly ended?: string;

@@ -236,9 +236,9 @@ describe('an interactive session leaves nothing behind', () => {
     const record = await readRecord(session.dir);
     expect(record.status).toBe('ended');
     expect(record.exit_code).toBe(0);
-    // Codex's own `codex resume` hint is answered: it does not apply to a codex-mmo session
+    // Codex's own `codex resume` hint is answered with the one that applies
     expect(session.tui.text().replace(/\s+/g, ' ')).toContain(
-      'the `codex resume` line above does not apply to it',
+      `continue it with 'codex-mmo session resume ${session.id}' (the \`codex resume\` line above does not apply`,
     );
   }, 420_000);
 

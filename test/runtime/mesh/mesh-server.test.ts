@@ -97,6 +97,7 @@ describe('mmo_mesh server', () => {
       'role',
       'task',
       'cwd',
+      'resume',
     ]);
     expect(schema('spawn_participant').required).toEqual(['role', 'task']);
     expect(schema('send_message').required).toEqual(['participant', 'message']);
