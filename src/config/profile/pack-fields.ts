@@ -8,7 +8,22 @@ export const PACK_FILE = 'profile.toml';
 export const PACK_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 export const ROLE_NAME_PATTERN = /^[a-z][a-z0-9_-]{0,63}$/;
 
-export const TOP_LEVEL_KEYS = ['schema_version', 'name', 'description', 'root', 'agents'] as const;
+export const TOP_LEVEL_KEYS = [
+  'schema_version',
+  'name',
+  'description',
+  'root',
+  'agents',
+  'budget',
+] as const;
+
+/** The ceilings a pack's `[budget]` may set, each a whole number above zero. */
+export const BUDGET_KEYS = [
+  'participants',
+  'codex_processes',
+  'server_processes',
+  'memory_mb',
+] as const;
 
 export const ROLE_KEYS = [
   'description',

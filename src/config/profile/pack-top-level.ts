@@ -1,10 +1,11 @@
 /**
  * The top level of `profile.toml`: which keys a pack may hold (no server definitions), its
- * `schema_version`, `name`, `description`, `root` and the `[agents]` table of roles.
+ * `schema_version`, `name`, `description`, `root`, the `[agents]` table of roles and `[budget]`.
  */
 import { describe, isTable, type PackCheck, type Table } from './pack-check.js';
 import { PACK_NAME_PATTERN, SERVER_DEFINITION_KEYS, TOP_LEVEL_KEYS } from './pack-fields.js';
-import { PROFILE_SCHEMA_VERSION } from './types.js';
+import { validatePackBudget } from './pack-budget.js';
+import { PROFILE_SCHEMA_VERSION, type PackBudget } from './types.js';
 
 export interface PackTopLevel {
   readonly name: string | undefined;
@@ -12,6 +13,7 @@ export interface PackTopLevel {
   readonly root: string | undefined;
   /** The role tables by name; empty when `agents` is missing or not a table. */
   readonly agents: Table;
+  readonly budget: PackBudget | undefined;
 }
 
 /** Checks the document's top-level keys and values, in document order of the checks. */
@@ -97,5 +99,6 @@ export function validateTopLevel(check: PackCheck, doc: Table): PackTopLevel {
     );
   }
 
-  return { name, description, root, agents };
+  const budget = validatePackBudget(check, doc.budget);
+  return { name, description, root, agents, budget };
 }

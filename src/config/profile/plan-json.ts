@@ -89,5 +89,6 @@ export function profileToJson(
     root: profile.root,
     ...(extra.path !== undefined ? { path: extra.path } : {}),
     agents,
+    ...(profile.budget !== undefined ? { budget: { ...profile.budget } } : {}),
   };
 }

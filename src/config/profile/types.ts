@@ -42,6 +42,16 @@ export interface ProfileData {
   readonly root: string;
   /** Role name → role, in the order written. */
   readonly agents: Readonly<Record<string, RoleSpec>>;
+  /** The pack's own ceilings for its sessions (`[budget]`), applied within the operator's. */
+  readonly budget?: PackBudget;
+}
+
+/** A pack's `[budget]`: ceilings a session of it keeps to, never above the operator's. */
+export interface PackBudget {
+  readonly participants?: number;
+  readonly codex_processes?: number;
+  readonly server_processes?: number;
+  readonly memory_mb?: number;
 }
 
 /** A profile pack as loaded from disk. */

@@ -49,7 +49,7 @@ export function validatePackToml(source: FragmentSource): PackValidation {
   const { value: doc, positions } = parsed;
   const check = createPackCheck(source.file, positions);
   const { diagnostics } = check;
-  const { name, description, root, agents } = validateTopLevel(check, doc);
+  const { name, description, root, agents, budget } = validateTopLevel(check, doc);
   const { roles, instructionFiles } = validateRoles(check, agents, root);
 
   if (hasErrors(diagnostics) || name === undefined || root === undefined) {
@@ -67,6 +67,7 @@ export function validatePackToml(source: FragmentSource): PackValidation {
     ...(description !== undefined ? { description } : {}),
     root,
     agents: roles,
+    ...(budget !== undefined ? { budget } : {}),
   };
   return { profile, positions, instructionFiles, diagnostics };
 }

@@ -27,6 +27,7 @@ export function normaliseProfile(profile: ProfileData): ProfileData {
     ...(profile.description !== undefined ? { description: profile.description } : {}),
     root: profile.root,
     agents,
+    ...(profile.budget !== undefined ? { budget: plain(profile.budget) } : {}),
   };
 }
 

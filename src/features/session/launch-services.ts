@@ -34,6 +34,8 @@ import type { LaunchContext } from './launch-types.js';
 import type { SessionPlan } from './prepare-session.js';
 import { RecordWriter } from './record-writer.js';
 import { BudgetWatch } from './budget-watch.js';
+import { withinOperator } from '../../runtime/session/team-budget.js';
+import { diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { DEFAULT_MAX_PARTICIPANTS } from '../../runtime/mesh/participant-cap.js';
 import { refusedEvent, unofferedRecord } from './refused-calls.js';
 import { failureRequired, serverFailureDiagnostic, serverFailureEvent } from './server-failures.js';
@@ -150,7 +152,21 @@ function startBudget(
   supervision: SessionSupervision,
 ): BudgetWatch {
   const participants = context.maxParticipants ?? DEFAULT_MAX_PARTICIPANTS;
-  const budget = new BudgetWatch({ participants, ...context.budget }, writer, (event) => {
+  // the pack narrows the operator's ceilings, never raises one
+  const { budget: ceilings, above } = withinOperator(
+    { participants, ...context.budget },
+    context.stored.snapshot.profile.budget,
+  );
+  for (const over of above) {
+    context.onDiagnostic?.(
+      diagnostic({
+        severity: 'warning',
+        code: 'pack-budget-above-limit',
+        message: `the pack's [budget] ${over.ceiling} = ${String(over.pack)} is above the operator's limit (${over.option} ${String(over.operator)}), which applies; raise it with ${over.option} to give the pack more`,
+      }),
+    );
+  }
+  const budget = new BudgetWatch(ceilings, writer, (event) => {
     supervision.event(event);
   });
   budget.start();

@@ -1,9 +1,12 @@
 /**
  * A session's team budget (pure): its ceilings — participants alive at once, Codex processes,
- * Tool MCP server processes, memory — set by the operator's `run`/`exec` options, and the
+ * Tool MCP server processes, memory — set by the operator's `run`/`exec` options and narrowed by
+ * the pack's `[budget]` (never raised), and the
  * decision whether a participant spawn or a server start fits them, with the words the calling
  * role and the session's record get when it does not.
  */
+
+import type { PackBudget } from '../../config/profile/types.js';
 
 /** A session's ceilings; an absent one is no ceiling. */
 export interface TeamBudget {
@@ -15,6 +18,8 @@ export interface TeamBudget {
   readonly server_processes?: number;
   /** Resident memory of every process of the session together, in MB (`--max-memory`). */
   readonly memory_mb?: number;
+  /** The ceilings the pack's `[budget]` set (lower than the operator's), named so in refusals. */
+  readonly from_pack?: readonly BudgetCeiling[];
 }
 
 /** What the session uses now (and, for a start, what it holds for starts under way). */
@@ -43,16 +48,56 @@ const OPTION: Readonly<Record<BudgetCeiling, string>> = {
 };
 
 function refused(
+  budget: TeamBudget,
   ceiling: BudgetCeiling,
   what: string,
   limit: number,
   advice?: string,
 ): BudgetRefusal {
   const then = advice === undefined ? '' : `; ${advice}`;
-  return {
-    ceiling,
-    message: `${what}, its limit (${OPTION[ceiling]} ${String(limit)})${then} [budget-exceeded]`,
-  };
+  const source = budget.from_pack?.includes(ceiling)
+    ? `the pack's [budget] ${ceiling} = ${String(limit)}`
+    : `${OPTION[ceiling]} ${String(limit)}`;
+  return { ceiling, message: `${what}, its limit (${source})${then} [budget-exceeded]` };
+}
+
+/** A pack ceiling above the operator's: the operator's applies. */
+export interface PackAboveLimit {
+  readonly ceiling: BudgetCeiling;
+  readonly pack: number;
+  readonly operator: number;
+  readonly option: string;
+}
+
+/**
+ * The operator's ceilings narrowed by the pack's (pure): a pack ceiling lower than the operator's,
+ * or where the operator set none, applies; one above the operator's does not and is returned.
+ */
+export function withinOperator(
+  operator: TeamBudget,
+  pack: PackBudget | undefined,
+): { readonly budget: TeamBudget; readonly above: readonly PackAboveLimit[] } {
+  if (pack === undefined) return { budget: operator, above: [] };
+  const out: { -readonly [K in keyof TeamBudget]: TeamBudget[K] } = { ...operator };
+  const fromPack: BudgetCeiling[] = [];
+  const above: PackAboveLimit[] = [];
+  for (const ceiling of [
+    'participants',
+    'codex_processes',
+    'server_processes',
+    'memory_mb',
+  ] as const) {
+    const asked = pack[ceiling];
+    if (asked === undefined) continue;
+    const limit = operator[ceiling];
+    if (limit === undefined || asked < limit) {
+      out[ceiling] = asked;
+      fromPack.push(ceiling);
+    } else if (asked > limit) {
+      above.push({ ceiling, pack: asked, operator: limit, option: OPTION[ceiling] });
+    }
+  }
+  return { budget: fromPack.length > 0 ? { ...out, from_pack: fromPack } : out, above };
 }
 
 /**
@@ -66,6 +111,7 @@ export function spawnRefusal(
 ): BudgetRefusal | undefined {
   if (use.participants >= budget.participants) {
     return refused(
+      budget,
       'participants',
       `the session already runs ${String(use.participants)} participants`,
       budget.participants,
@@ -75,6 +121,7 @@ export function spawnRefusal(
   const codex = budget.codex_processes;
   if (codex !== undefined && use.codex_processes >= codex) {
     return refused(
+      budget,
       'codex_processes',
       `the session already runs ${String(use.codex_processes)} Codex processes`,
       codex,
@@ -94,6 +141,7 @@ export function serverRefusal(
   const max = budget.server_processes;
   if (max !== undefined && use.server_processes >= max) {
     return refused(
+      budget,
       'server_processes',
       `server '${server}' was not started: the session already runs ${String(use.server_processes)} server processes`,
       max,
@@ -112,6 +160,7 @@ function memoryRefusal(
   if (max === undefined || use.memory_mb === undefined) return undefined;
   if (use.memory_mb + expectedMb <= max) return undefined;
   return refused(
+    budget,
     'memory_mb',
     `${what} was not started: the session's processes take ${String(Math.round(use.memory_mb))} MB and one more would take about ${String(Math.round(expectedMb))} MB`,
     max,

@@ -4,9 +4,11 @@
  * first participant starts and its second is refused, each refusal reaching the model with the
  * ceiling and the option named, recorded as a `budget.refused` event and counted in
  * `session show` next to the use of each ceiling; under `--max-memory 1` a spawn is refused by
- * memory. A ceiling that is not a whole number is a usage error before any session exists.
+ * memory. A ceiling that is not a whole number is a usage error before any session exists. A
+ * pack's `[budget]` narrows the operator's ceilings (its refusals name it) and never raises one
+ * (a warning says the operator's applies).
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { cp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -160,5 +162,29 @@ describe('a team budget', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("option '--max-memory' needs a whole number of megabytes");
     expect((await listSessions(w)).length).toBe(before);
+  });
+
+  it("keeps to the pack's [budget] within the operator's ceilings", async () => {
+    const w = scripted.world;
+    const pack = join(w.root, 'budgeted-pack');
+    await cp(w.packDir, pack, { recursive: true });
+    const file = join(pack, 'profile.toml');
+    await writeFile(
+      file,
+      `${await readFile(file, 'utf8')}\n[budget]\nparticipants = 1\nserver_processes = 5\n`,
+    );
+    const result = await runInWorld(w, ['exec', pack, 'BUDGET', '--max-server-processes', '1']);
+    expect(result.code, result.stderr).toBe(0);
+    // the pack asks for more server processes than the operator allows: the operator's 1 applies
+    expect(result.stderr).toContain('warning[pack-budget-above-limit]');
+    expect(result.stderr).toContain("the pack's [budget] server_processes = 5");
+    const outputs = result.stdout.split(' || ');
+    expect(outputs[1]).toContain('--max-server-processes 1');
+    // the pack's participants ceiling is lower than the operator's default 8: it applies
+    expect(outputs[2]).toContain('worker-1');
+    expect(outputs[3]).toContain("its limit (the pack's [budget] participants = 1)");
+    const { id } = await newestSession(w);
+    const shown = await runInWorld(w, ['session', 'show', id]);
+    expect(shown.stdout).toMatch(/budget: participants:\s+\d of 1/);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The team budget's decisions (pure): a spawn against participants, Codex processes and memory,
  * a server start against server processes and memory, each refusal naming the ceiling and its
- * option; options parsed as whole numbers; `session show`'s lines of use against each ceiling.
+ * option; options parsed as whole numbers; `session show`'s lines of use against each ceiling;
+ * a pack's `[budget]` narrowing the operator's ceilings, never raising one, and named in refusals.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -10,6 +11,7 @@ import {
   resolveTeamBudget,
   serverRefusal,
   spawnRefusal,
+  withinOperator,
   type TeamUse,
 } from '../../../src/runtime/session/team-budget.js';
 
@@ -71,5 +73,32 @@ describe('the team budget', () => {
       ['server processes', '1 (no limit)'],
       ['memory', '300 MB of 4096 MB'],
     ]);
+  });
+
+  it("narrows the operator's ceilings with the pack's, never raising one", () => {
+    const operator = { participants: 8, codex_processes: 4 };
+    expect(withinOperator(operator, undefined)).toEqual({ budget: operator, above: [] });
+    const { budget, above } = withinOperator(operator, {
+      participants: 2,
+      codex_processes: 9,
+      server_processes: 3,
+    });
+    expect(budget).toEqual({
+      participants: 2,
+      codex_processes: 4,
+      server_processes: 3,
+      from_pack: ['participants', 'server_processes'],
+    });
+    expect(above).toEqual([
+      { ceiling: 'codex_processes', pack: 9, operator: 4, option: '--max-codex-processes' },
+    ]);
+    // a refusal names the pack's ceiling, or the operator's option
+    expect(spawnRefusal(budget, use({ participants: 2 }), 0)?.message).toContain(
+      "its limit (the pack's [budget] participants = 2)",
+    );
+    expect(
+      spawnRefusal(budget, use({ participants: 1, codex_processes: 4 }), 0)?.message,
+    ).toContain('its limit (--max-codex-processes 4)');
+    expect(withinOperator(operator, { participants: 8 })).toEqual({ budget: operator, above: [] });
   });
 });
