@@ -49,6 +49,41 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The process groups with a live (non-zombie) member, from one walk of /proc. */
+async function scanLiveGroups(): Promise<ReadonlySet<number> | undefined> {
+  let entries: string[];
+  try {
+    entries = await readdir('/proc');
+  } catch {
+    return undefined;
+  }
+  const live = new Set<number>();
+  await Promise.all(
+    entries
+      .filter((entry) => /^\d+$/.test(entry))
+      .map(async (entry) => {
+        const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => undefined);
+        if (stat === undefined) return;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (fields[0] !== 'Z' && fields[0] !== 'X') live.add(Number(fields[2]));
+      }),
+  );
+  return live;
+}
+
+/**
+ * One walk of /proc shared by every caller waiting at the same time: a session stopping its
+ * servers asks for each of them every 25 ms, and a walk per server per look (measured: 65
+ * servers) took seconds of the two cores that the servers needed to end.
+ */
+let scanning: Promise<ReadonlySet<number> | undefined> | undefined;
+function liveGroups(): Promise<ReadonlySet<number> | undefined> {
+  scanning ??= scanLiveGroups().finally(() => {
+    scanning = undefined;
+  });
+  return scanning;
+}
+
 /** Whether any live (non-zombie) process is left in process group `pgid`. */
 export async function processGroupAlive(pgid: number): Promise<boolean> {
   try {
@@ -58,26 +93,8 @@ export async function processGroupAlive(pgid: number): Promise<boolean> {
   }
   if (process.platform !== 'linux') return true;
   // kill(0) also succeeds for zombies; look for a member that is still running
-  let entries: string[];
-  try {
-    entries = await readdir('/proc');
-  } catch {
-    return true;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = await readFile(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const state = fields[0];
-    const group = Number(fields[2]);
-    if (group === pgid && state !== 'Z' && state !== 'X') return true;
-  }
-  return false;
+  const live = await liveGroups();
+  return live === undefined || live.has(pgid);
 }
 
 export class ProcessGroupTransport implements Transport {
