@@ -44,6 +44,7 @@ describe('dist paths of the benchmarks and scripts', () => {
         'bench/launch.mjs',
         'bench/lean.mjs',
         'bench/model-wire.mjs',
+        'bench/native-team.mjs',
         'bench/registry.mjs',
         'scripts/demo.mjs',
       ]),

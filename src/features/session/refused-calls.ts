@@ -20,7 +20,7 @@ export function unofferedRecord(call: UnofferedCallOf): CallRecord {
     server: call.server,
     tool: call.tool,
     outcome: 'denied',
-    reason: 'tool-not-offered',
+    reason: call.reason ?? 'tool-not-offered',
     duration_ms: 0,
   };
 }

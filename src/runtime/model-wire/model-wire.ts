@@ -60,6 +60,13 @@ import {
 } from '../../config/compile/role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
 import { callableNames, unofferedCalls } from './unoffered-calls.js';
+import {
+  callFilter,
+  NOT_GRANTED,
+  RefusingStream,
+  type CallFilter,
+  type TurnedAway,
+} from './refuse-calls.js';
 import { wireIdentity, type WireIdentity } from './wire-request.js';
 
 /** One line of `<session>/logs/model-wire.jsonl`. */
@@ -111,6 +118,12 @@ export interface UnofferedCallOf {
   readonly parentThread: string | null;
   readonly server: string;
   readonly tool: string;
+  /**
+   * Why it was refused: absent for a tool the process does not have (Codex answered it);
+   * `tool-not-granted-to-role` for one the process has but the thread's role was not offered
+   * (the wire turned it away before Codex saw it).
+   */
+  readonly reason?: typeof NOT_GRANTED;
 }
 
 interface RegisteredProcess {
@@ -420,7 +433,51 @@ export class ModelWire {
       JSON.stringify(Array.isArray(body.tools) ? { ...body, tools: offered } : body),
       'utf8',
     );
-    this.forward(req, res, target, out);
+    // a call to a tool the process has but the thread was not offered never reaches Codex as one
+    const refusing = Array.isArray(body.tools)
+      ? {
+          filter: callFilter(
+            tools,
+            offered,
+            attribution.ok ? (entry.role ?? undefined) : undefined,
+          ),
+          onRefused: (call: TurnedAway): void => {
+            this.turnedAway(process, identity, attribution.ok ? entry.role : null, call);
+          },
+        }
+      : undefined;
+    this.forward(req, res, target, out, refusing);
+  }
+
+  /** Records a call the wire turned away, once (the next request's input repeats it). */
+  private turnedAway(
+    process: RegisteredProcess,
+    identity: WireIdentity,
+    role: string | null,
+    call: TurnedAway,
+  ): void {
+    const thread = identity.threadId;
+    if (thread !== undefined) {
+      const seen = this.calls.get(thread) ?? new Set<string>();
+      seen.add(call.callId);
+      this.calls.set(thread, seen);
+    }
+    const codex = this.options.codex ?? NEWEST_CODEX;
+    const split = unofferedCalls(
+      [{ type: 'function_call', call_id: call.callId, name: call.name, namespace: call.namespace }],
+      new Set<string>(),
+      new Set<string>(),
+    )[0];
+    const namespace = `${MCP_NAMESPACE_PREFIX}${split?.server ?? ''}`;
+    this.options.onUnofferedCall?.({
+      process: process.id,
+      role,
+      thread: thread ?? null,
+      parentThread: identity.parentThreadId ?? null,
+      server: serverOfNamespace(codex, namespace, process.wire.servers) ?? split?.server ?? '',
+      tool: split?.tool ?? call.name,
+      reason: NOT_GRANTED,
+    });
   }
 
   /** Reports each call of the input, seen for the first time, to a tool not in `tools`. */
@@ -451,17 +508,26 @@ export class ModelWire {
     }
   }
 
-  /** Sends the request upstream (`body`, or the request stream) and pipes the answer back. */
+  /**
+   * Sends the request upstream (`body`, or the request stream) and pipes the answer back; with
+   * `refusing`, an event stream passes through a RefusingStream (asked for uncompressed).
+   */
   private forward(
     req: IncomingMessage,
     res: ServerResponse,
     target: URL,
     body: Buffer | undefined,
+    refusing?: { readonly filter: CallFilter; readonly onRefused: (call: TurnedAway) => void },
   ): void {
     const headers = forwardHeaders(
       req.headers,
       body !== undefined
-        ? [WIRE_TOKEN_HEADER, 'content-length', 'content-encoding']
+        ? [
+            WIRE_TOKEN_HEADER,
+            'content-length',
+            'content-encoding',
+            ...(refusing !== undefined ? ['accept-encoding'] : []),
+          ]
         : [WIRE_TOKEN_HEADER],
     );
     if (body !== undefined) headers['content-length'] = body.length;
@@ -477,9 +543,15 @@ export class ModelWire {
       for (const [name, value] of Object.entries(answer.headers)) {
         if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
       }
+      const stream =
+        refusing !== undefined &&
+        (answer.headers['content-type'] ?? '').includes('text/event-stream') &&
+        (answer.headers['content-encoding'] ?? 'identity') === 'identity';
+      if (stream) delete out['content-length'];
       res.writeHead(answer.statusCode ?? 502, out);
       res.flushHeaders();
-      answer.pipe(res);
+      if (stream) answer.pipe(new RefusingStream(refusing.filter, refusing.onRefused)).pipe(res);
+      else answer.pipe(res);
       answer.on('error', () => res.destroy());
     });
     upstream.on('error', (error) => {

@@ -133,12 +133,17 @@ async function sessionId(world: World): Promise<string> {
 
 async function pending(world: World, id: string): Promise<Approval> {
   let found: Approval | undefined;
+  let last = '';
+  // a session still starting has no approval socket yet: its answer is an error, asked again
   await waitFor(async () => {
     const listed = await runInWorld(world, ['session', 'approvals', id, '--json']);
-    found = (JSON.parse(listed.stdout || '{"approvals":[]}') as { approvals: Approval[] })
-      .approvals[0];
+    last = `${listed.stdout}${listed.stderr}`;
+    const parsed = JSON.parse(listed.stdout || '{}') as { approvals?: Approval[] };
+    found = parsed.approvals?.[0];
     return found !== undefined;
-  }, 90_000);
+  }, 90_000).catch((error: unknown) => {
+    throw new Error(`${String(error)}; last answer: ${last}`);
+  });
   return found!;
 }
 

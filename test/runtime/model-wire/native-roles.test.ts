@@ -280,11 +280,13 @@ describe(`the model wire on real Codex ${TEST_CODEX_SERIES}`, () => {
     expect(reviewer?.parentThread).toBe(requestsOf('lead')[0]!.threadId);
   });
 
-  it('measures: Codex still runs a parent tool the native role names without being offered it', () => {
-    // the reviewer was not offered alpha.two; the model named it anyway. Only a check at the
-    // tool side (the gateway, by thread) can refuse such a call.
+  it('turns away a parent tool the native role names without being offered it', () => {
+    // the reviewer was not offered alpha.two; the model named it anyway. Codex would run it (the
+    // process has it, measured before the wire turned such calls away); renamed in the stream,
+    // Codex answers it as unsupported and it never runs, nor is anyone asked to approve it
     const output = requestsOf('reviewer')[1]!.toolOutputs[0]?.output ?? '';
-    expect(output).toContain('alpha.two called');
+    expect(output).not.toContain('alpha.two called');
+    expect(output).toContain('[tool-not-granted-to-role]');
   });
 
   it('records each thread once, never a header or credential', async () => {

@@ -1,0 +1,109 @@
+/**
+ * Calls turned away in the provider's stream: a call to a tool the process has but the thread was
+ * not offered is renamed (namespace dropped, the tool and the reason in its name) in every event
+ * that carries it, reported once; an offered call, a tool the process lacks, other items and
+ * events that are not JSON pass unchanged, whatever the chunking (events and UTF-8 split
+ * anywhere).
+ */
+import { Readable } from 'node:stream';
+
+import { describe, expect, it } from 'vitest';
+
+import {
+  callFilter,
+  RefusingStream,
+  refuseInEvent,
+  type TurnedAway,
+} from '../../../src/runtime/model-wire/refuse-calls.js';
+
+const ns = (name: string, tools: string[]): unknown => ({
+  type: 'namespace',
+  name,
+  tools: tools.map((t) => ({ type: 'function', name: t })),
+});
+// the process has notes.read and notes.write; the thread was offered notes.read only
+const filter = callFilter(
+  [ns('mcp__notes', ['read', 'write']), { type: 'function', name: 'exec_command' }],
+  [ns('mcp__notes', ['read']), { type: 'function', name: 'exec_command' }],
+  'scout',
+);
+const call = (name: string, namespace?: string, id = 'c1'): Record<string, unknown> => ({
+  type: 'function_call',
+  call_id: id,
+  name,
+  ...(namespace !== undefined ? { namespace } : {}),
+  arguments: '{"text":"héllo"}',
+});
+
+describe('calls turned away in the stream', () => {
+  it('renames a call outside the thread and leaves the others', () => {
+    const found: TurnedAway[] = [];
+    const out = refuseInEvent(
+      { type: 'response.output_item.done', item: call('write', 'mcp__notes') },
+      filter,
+      (c) => found.push(c),
+    );
+    expect(out).toEqual({
+      type: 'response.output_item.done',
+      item: {
+        type: 'function_call',
+        call_id: 'c1',
+        name: "mcp__notes.write is not granted to role 'scout' [tool-not-granted-to-role]",
+        arguments: '{"text":"héllo"}',
+      },
+    });
+    expect(found).toEqual([{ callId: 'c1', namespace: 'mcp__notes', name: 'write' }]);
+    for (const item of [
+      call('read', 'mcp__notes'),
+      call('exec_command'),
+      call('delete', 'mcp__notes'),
+      { type: 'message', content: [] },
+    ]) {
+      const event = { type: 'response.output_item.done', item };
+      expect(
+        refuseInEvent(event, filter, () => found.push({ callId: 'x', namespace: '', name: '' })),
+      ).toEqual(event);
+    }
+    expect(found).toHaveLength(1);
+    // the flat name Codex 0.149 may use, and the completed response's output
+    const flat = refuseInEvent(
+      { type: 'response.completed', response: { id: 'r', output: [call('mcp__notes__write')] } },
+      filter,
+      () => undefined,
+    ) as { response: { output: { name: string }[] } };
+    expect(flat.response.output[0]?.name).toBe(
+      "mcp__notes__write is not granted to role 'scout' [tool-not-granted-to-role]",
+    );
+  });
+
+  it('rewrites whole events of a stream split anywhere, reporting each call once', async () => {
+    const events = [
+      { type: 'response.created', response: { id: 'r' } },
+      { type: 'response.output_item.added', item: call('write', 'mcp__notes') },
+      { type: 'response.output_item.done', item: call('write', 'mcp__notes') },
+      { type: 'response.output_item.done', item: call('read', 'mcp__notes', 'c2') },
+      { type: 'response.completed', response: { id: 'r', output: [call('write', 'mcp__notes')] } },
+    ];
+    const text = `${events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('')}: comment\n\n`;
+    const bytes = Buffer.from(text, 'utf8');
+    for (const size of [1, 3, 7, 64, bytes.length]) {
+      const chunks: Buffer[] = [];
+      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+      const found: TurnedAway[] = [];
+      const stream = Readable.from(chunks).pipe(new RefusingStream(filter, (c) => found.push(c)));
+      let out = '';
+      for await (const chunk of stream) out += String(chunk);
+      const data = out
+        .split('\n\n')
+        .filter((b) => b.includes('data: '))
+        .map((b) => JSON.parse(b.slice(b.indexOf('data: ') + 6)) as Record<string, unknown>);
+      expect(data).toHaveLength(5);
+      expect(JSON.stringify(data)).not.toContain('"name":"write"');
+      expect(JSON.stringify(data)).toContain('"name":"read"');
+      expect(JSON.stringify(data)).toContain('héllo');
+      expect(out).toContain('event: response.output_item.done\n');
+      expect(out).toContain(': comment');
+      expect(found).toEqual([{ callId: 'c1', namespace: 'mcp__notes', name: 'write' }]);
+    }
+  });
+});
