@@ -104,11 +104,10 @@ export {
 // --- sessions: start, observe, stop, smoke-test ---
 export {
   startSession,
-  stopSession,
   type StartSessionRequest,
   type StartSessionResult,
-  type StopResult,
 } from './features/session/index.js';
+export { stopSession, type StopResult } from './features/session/upkeep/index.js';
 export {
   listSessionRecords,
   locateSession,

@@ -6,7 +6,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 
 import { startScriptedModel, type ScriptedModel } from '../../src/runtime/codex/scripted-model.js';
-import { removeTree } from '../../src/config/profile/pack-store.js';
+import { removeTree } from '../../src/foundation/paths/remove-tree.js';
 import { startCli, waitFor, type RunningCli } from '../support/world.js';
 import { collectEvidence, type ScenarioEvidence } from './scenario-evidence.js';
 import { checkScenario } from './scenario-invariants.js';

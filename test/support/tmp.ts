@@ -9,7 +9,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 
-import { removeTree } from '../../src/config/profile/pack-store.js';
+import { removeTree } from '../../src/foundation/paths/remove-tree.js';
 
 const created: string[] = [];
 

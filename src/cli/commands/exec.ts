@@ -25,11 +25,11 @@ import {
   type SessionMode,
   checkInterpreter,
   checkSessionCwd,
-  clearAbandonedSessions,
   findResumeSource,
   type ResumeSource,
   type SessionOutcome,
 } from '../../features/session/index.js';
+import { clearAbandonedSessions } from '../../features/session/upkeep/index.js';
 import {
   UsageError,
   parseCommand,

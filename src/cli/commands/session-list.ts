@@ -11,7 +11,7 @@ import {
 import { isAlive, livenessFor } from '../../foundation/process/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../features/session/index.js';
+import { clearAbandonedSessions } from '../../features/session/upkeep/index.js';
 
 const USAGE = `Usage: codex-mmo session list [--json]
 

@@ -4,7 +4,7 @@
  * process still alive, is never removed.
  */
 import { isAlive } from '../../foundation/process/index.js';
-import { pruneSessions, clearAbandonedSessions } from '../../features/session/index.js';
+import { pruneSessions, clearAbandonedSessions } from '../../features/session/upkeep/index.js';
 import { UsageError, parseCommand, printCaughtError, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
 

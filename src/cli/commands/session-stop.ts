@@ -2,10 +2,10 @@
  * `codex-mmo session stop ID [--json]`: ends a running session — Codex and every participant —
  * and records it as stopped. A session that has already ended is reported as such.
  */
-import { locateSession, stopSession } from '../../index.js';
+import { locateSession } from '../../runtime/session/index.js';
 import { parseCommand, printHelp, printJson } from '../common.js';
 import { EXIT_OK, type CliIo } from '../io.js';
-import { clearAbandonedSessions } from '../../features/session/index.js';
+import { clearAbandonedSessions, stopSession } from '../../features/session/upkeep/index.js';
 
 const USAGE = `Usage: codex-mmo session stop ID [--json]
 

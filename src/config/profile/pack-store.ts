@@ -12,7 +12,6 @@ import {
   readdir,
   readFile,
   rename,
-  rm,
   stat,
   writeFile,
 } from 'node:fs/promises';
@@ -24,6 +23,7 @@ import { IoError, describeError } from '../../foundation/errors.js';
 import { pseudoFilesystemOf } from '../../foundation/paths/special-filesystem.js';
 import { loadPack, type LoadedPack } from './load-pack.js';
 import { PACK_FILE, PACK_NAME_PATTERN } from './pack-fields.js';
+import { removeTree } from '../../foundation/paths/remove-tree.js';
 
 /** Mode of installed files and directories: read-only, for the operator only. */
 export const INSTALLED_FILE_MODE = 0o400;
@@ -90,30 +90,6 @@ async function sameContents(dir: string, contents: ReadonlyMap<string, Buffer>):
     }
   }
   return true;
-}
-
-/**
- * Removes a tree that may hold read-only directories (installed packs, stored snapshots): each
- * directory is made writable by its owner first, since removing an entry needs a writable
- * parent. A tree that is already gone is fine.
- */
-export async function removeTree(dir: string): Promise<void> {
-  const loosen = async (path: string): Promise<void> => {
-    let entries;
-    try {
-      const info = await lstat(path);
-      if (!info.isDirectory()) return;
-      if ((info.mode & 0o700) !== 0o700) await chmod(path, (info.mode & 0o777) | 0o700);
-      entries = await readdir(path, { withFileTypes: true });
-    } catch {
-      return; // gone, or not ours to change: rm below reports what really blocks removal
-    }
-    for (const entry of entries) {
-      if (entry.isDirectory()) await loosen(join(path, entry.name));
-    }
-  };
-  await loosen(dir);
-  await rm(dir, { recursive: true, force: true });
 }
 
 /** Writes `contents` into the fresh directory `dir` and makes the tree read-only. */

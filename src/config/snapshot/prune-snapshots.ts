@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { removeTree } from '../profile/pack-store.js';
+import { removeTree } from '../../foundation/paths/remove-tree.js';
 import { snapshotsDir } from './snapshot-store.js';
 
 const HEX_ID = /^[0-9a-f]{64}$/;

@@ -8,7 +8,7 @@ import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { IoError, describeError } from '../../foundation/errors.js';
-import { removeTree } from '../profile/pack-store.js';
+import { removeTree } from '../../foundation/paths/remove-tree.js';
 import { snapshotsDir } from './snapshot-store.js';
 
 /** Removes `<data>/snapshots/<hex>`. Throws IoError when it cannot be moved aside. */

@@ -20,7 +20,7 @@ import type { SessionServices } from './launch-services.js';
 import type { SessionSignals } from './launch-signals.js';
 import type { SessionOutcome } from './launch-types.js';
 import type { SessionPlan } from './prepare-session.js';
-import { removeSessionLeftovers } from './session-leftovers.js';
+import { removeSessionLeftovers } from './upkeep/session-leftovers.js';
 import { withOwnWords } from './server-failures.js';
 
 /** Waits for the root to exit, ends the session and settles with how it ended. */

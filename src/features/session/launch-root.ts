@@ -20,7 +20,7 @@ import { startExecRoot, type ExecRoot } from './exec-app-server.js';
 import type { SessionServices } from './launch-services.js';
 import type { LaunchContext } from './launch-types.js';
 import type { SessionPlan } from './prepare-session.js';
-import { sessionSockets } from './session-leftovers.js';
+import { sessionSockets } from './upkeep/session-leftovers.js';
 
 export interface RootExit {
   readonly code: number | null;

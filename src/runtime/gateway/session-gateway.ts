@@ -30,12 +30,7 @@ import { RESERVED_SERVER_ID } from '../../config/registry/types.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ConnectionLimitOptions } from '../../foundation/process/connection-limits.js';
 
-/** `gateway.sock` beside the mesh socket (or `<name>-gw.sock` for a socket of another name). */
-export function gatewaySocketPath(meshSocket: string): string {
-  return meshSocket.endsWith('/mesh.sock')
-    ? `${meshSocket.slice(0, -'mesh.sock'.length)}gateway.sock`
-    : meshSocket.replace(/(\.sock)?$/, '-gw.sock');
-}
+export { gatewaySocketPath } from './gateway-socket.js';
 
 /** The `tool-drift` diagnostic of one withheld tool. */
 export function driftDiagnostic(report: DriftReport): Diagnostic {

@@ -9,18 +9,18 @@ import { randomBytes } from 'node:crypto';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { removeTree } from '../../config/profile/pack-store.js';
+import { removeTree } from '../../../foundation/paths/remove-tree.js';
 import {
   effectiveRecord,
   isActiveStatus,
   type SessionRecord,
-} from '../../runtime/session/session-record.js';
+} from '../../../runtime/session/session-record.js';
 import {
   listSessionRecords,
   readSessionRecord,
   sessionDir,
   sessionsDir,
-} from '../../runtime/session/session-store.js';
+} from '../../../runtime/session/session-store.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

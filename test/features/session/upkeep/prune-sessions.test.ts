@@ -6,14 +6,17 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-import { SESSION_FORMAT, type SessionRecord } from '../../../src/runtime/session/session-record.js';
+import {
+  SESSION_FORMAT,
+  type SessionRecord,
+} from '../../../../src/runtime/session/session-record.js';
 import {
   createSessionDir,
   sessionDir,
   writeSessionRecord,
-} from '../../../src/runtime/session/session-store.js';
-import { runCli } from '../../support/cli.js';
-import { tmpDir } from '../../support/tmp.js';
+} from '../../../../src/runtime/session/session-store.js';
+import { runCli } from '../../../support/cli.js';
+import { tmpDir } from '../../../support/tmp.js';
 
 /** A pid no process has (above the kernel's largest pid). */
 const DEAD_PID = 0x7ffffff0;

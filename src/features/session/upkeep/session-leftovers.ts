@@ -7,10 +7,10 @@
 import { readdir, rm, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-import { gatewaySocketPath } from '../../runtime/gateway/session-gateway.js';
-import { clearEndedHomes } from '../../runtime/session/codex-home.js';
-import type { SessionRecord } from '../../runtime/session/session-record.js';
-import { sessionPaths } from '../../runtime/session/session-store.js';
+import { gatewaySocketPath } from '../../../runtime/gateway/gateway-socket.js';
+import { clearEndedHomes } from '../../../runtime/session/codex-home.js';
+import type { SessionRecord } from '../../../runtime/session/session-record.js';
+import { sessionPaths } from '../../../runtime/session/session-store.js';
 
 /** File names in a session directory that only a running session may have. */
 export const RUNNING_ONLY_SUFFIXES: readonly string[] = ['.sock', '.token', '.key'];

@@ -4,19 +4,19 @@
  * If the supervisor does not finish within the grace period, its processes are killed by process
  * group and the record is written here.
  */
-import { isAlive } from '../../foundation/process/process-control.js';
-import { endMarkedProcesses, livenessFor } from '../../foundation/process/session-marker.js';
+import { isAlive } from '../../../foundation/process/process-control.js';
+import { endMarkedProcesses, livenessFor } from '../../../foundation/process/session-marker.js';
 import { removeSessionLeftovers } from './session-leftovers.js';
 import {
   effectiveRecord,
   isActiveStatus,
   type SessionRecord,
-} from '../../runtime/session/session-record.js';
+} from '../../../runtime/session/session-record.js';
 import {
   markStopRequested,
   readSessionRecord,
   writeSessionRecord,
-} from '../../runtime/session/session-store.js';
+} from '../../../runtime/session/session-store.js';
 
 export interface StopResult {
   readonly record: SessionRecord;

@@ -9,15 +9,15 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-import { endMarkedProcesses, livenessFor } from '../../foundation/process/session-marker.js';
-import { isAlive } from '../../foundation/process/process-control.js';
+import { endMarkedProcesses, livenessFor } from '../../../foundation/process/session-marker.js';
+import { isAlive } from '../../../foundation/process/process-control.js';
 import { removeSessionLeftovers, sessionSockets } from './session-leftovers.js';
-import { isActiveStatus, type SessionRecord } from '../../runtime/session/session-record.js';
+import { isActiveStatus, type SessionRecord } from '../../../runtime/session/session-record.js';
 import {
   listSessionRecords,
   readSessionRecord,
   sessionDir,
-} from '../../runtime/session/session-store.js';
+} from '../../../runtime/session/session-store.js';
 
 /** Whether a socket of the session or an `auth.json` copy in its homes is still there. */
 async function hasLeftovers(dir: string, record: SessionRecord): Promise<boolean> {
