@@ -51,6 +51,7 @@ const PAIRS = Number(process.env.BENCH_PAIRS ?? 20);
 const WARMUP = 2;
 const SPAWN_ROUNDS = Number(process.env.BENCH_SPAWN_ROUNDS ?? 3);
 const SPAWN_COUNTS = (process.env.BENCH_SPAWN_COUNTS ?? '1,4,8,16').split(',').map(Number);
+const SERVERS = Number(process.env.BENCH_SERVERS ?? 1);
 const GOAL_MS = 150;
 const cli = dist('cli/main.js');
 const codexBin = process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex');
@@ -118,17 +119,27 @@ try {
   for (const dir of [join(configDir, 'tool-mcp.d'), dataDir, stateDir, packDir, cwd, baseHome]) {
     mkdirSync(dir, { recursive: true });
   }
+  // BENCH_SERVERS stdio servers granted to the lead (default 1); BENCH_SERVER=python runs a small
+  // Python server without an SDK instead of the Node fixture
+  const serverCommand =
+    process.env.BENCH_SERVER === 'python'
+      ? { command: 'python3', args: [join(root, 'test', 'fixtures', 'servers', 'tiny-server.py')] }
+      : { command: process.execPath, args: [echoServer] };
+  const serverIds = Array.from({ length: SERVERS }, (_, i) => (i === 0 ? 'echo' : `echo${i + 1}`));
   writeFileSync(
     join(configDir, 'tool-mcp.d', '10-bench.toml'),
-    `schema_version = 8
-[tool_mcp_servers.echo]
+    `schema_version = 8\n${serverIds
+      .map(
+        (id) => `[tool_mcp_servers.${id}]
 transport = "stdio"
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(echoServer)}]
+command = ${JSON.stringify(serverCommand.command)}
+args = ${JSON.stringify(serverCommand.args)}
 env_vars = ["ECHO_TOKEN"]
 enabled_tools = ["echo"]
 default_tools_approval_mode = "approve"
 `,
+      )
+      .join('\n')}`,
   );
   writeFileSync(join(configDir, 'credentials.env'), 'ECHO_TOKEN=bench-token\n', { mode: 0o600 });
   writeFileSync(
@@ -147,8 +158,7 @@ instructions = "Lead."
 spawn = ["worker"]
 control = ["worker"]
 
-[agents.lead.tool_mcp_servers.echo]
-
+${serverIds.map((id) => `[agents.lead.tool_mcp_servers.${id}]\n`).join('\n')}
 [agents.worker]
 description = "worker"
 instructions = "Worker."
@@ -177,15 +187,12 @@ instructions = "Worker."
     join(plainHome, 'config.toml'),
     stringify({
       ...scriptedProviderConfig(model.baseUrl),
-      mcp_servers: {
-        echo: {
-          command: process.execPath,
-          args: [echoServer],
-          env_vars: ['ECHO_TOKEN'],
-          enabled_tools: ['echo'],
-          required: true,
-        },
-      },
+      mcp_servers: Object.fromEntries(
+        serverIds.map((id) => [
+          id,
+          { ...serverCommand, env_vars: ['ECHO_TOKEN'], enabled_tools: ['echo'], required: true },
+        ]),
+      ),
     }),
   );
   const plainEnv = { ...env, ECHO_TOKEN: 'bench-token' };
@@ -390,5 +397,6 @@ instructions = "Worker."
   );
 } finally {
   await model.close();
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP === undefined) rmSync(work, { recursive: true, force: true });
+  else console.log(`kept ${work}`);
 }
