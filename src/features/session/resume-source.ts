@@ -4,6 +4,8 @@
  * Codex thread kept in its home, and its participants with their threads. Every reason it cannot
  * be resumed is a diagnostic; nothing is changed.
  */
+import { basename, join } from 'node:path';
+
 import { diagnostic, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { CodexMmoError, describeError } from '../../foundation/errors.js';
 import { isAlive } from '../../foundation/process/process-control.js';
@@ -15,8 +17,11 @@ import type { PreviousParticipant } from '../../runtime/mesh/previous-participan
 import {
   effectiveRecord,
   isActiveStatus,
+  type SessionProcess,
   type SessionRecord,
 } from '../../runtime/session/session-record.js';
+
+const SNAPSHOT_ID = /^sha256:[0-9a-f]{64}$/;
 import { locateSession, readSessionRecord } from '../../runtime/session/session-store.js';
 
 export interface ResumeSource {
@@ -46,8 +51,9 @@ export async function findResumeSource(
   idOrPrefix: string,
 ): Promise<ResumeLookup> {
   let record: SessionRecord;
+  let dir: string;
   try {
-    const dir = await locateSession(stateDir, idOrPrefix);
+    dir = await locateSession(stateDir, idOrPrefix);
     const stored = await readSessionRecord(dir);
     record = effectiveRecord(stored, livenessFor(stored.pid, stored.pid_start, isAlive));
   } catch (error) {
@@ -63,6 +69,10 @@ export async function findResumeSource(
   }
   let stored: StoredSnapshot;
   try {
+    // the record's own full id, never a prefix that could name another snapshot
+    if (!SNAPSHOT_ID.test(record.snapshot)) {
+      throw new CodexMmoError('not-found', `'${record.snapshot}' is not a snapshot id`);
+    }
     stored = await readSnapshot(dataDir, record.snapshot);
   } catch (error) {
     const why =
@@ -72,9 +82,17 @@ export async function findResumeSource(
       `session ${id} cannot be resumed: its snapshot ${record.snapshot.slice(0, 19)} ${why} (${describeError(error)}); a resumed session runs only its own snapshot, so start a new session with 'codex-mmo run ${record.profile}'`,
     );
   }
+  // a process's thread is read only from its own home in the session's directory
+  const homes = join(dir, 'homes');
+  const ownHome = (p: SessionProcess): string | undefined =>
+    p.home === join(homes, basename(p.home)) &&
+    basename(p.home) === (p.kind === 'root' ? p.role : p.id)
+      ? p.home
+      : undefined;
   const root = record.processes.find((p) => p.kind === 'root');
-  const thread = root === undefined ? undefined : await processThread(root.home);
-  if (root === undefined || thread === undefined) {
+  const rootHome = root === undefined ? undefined : ownHome(root);
+  const thread = rootHome === undefined ? undefined : await processThread(rootHome);
+  if (root === undefined || rootHome === undefined || thread === undefined) {
     return refuse(
       'resume-no-thread',
       `session ${id} cannot be resumed: its root kept no Codex thread (it ended before its first turn, or its home was removed); start a new session with 'codex-mmo run ${record.profile}'`,
@@ -84,15 +102,16 @@ export async function findResumeSource(
     record.processes
       .filter((p) => p.kind === 'participant')
       .map(async (p): Promise<PreviousParticipant | undefined> => {
-        const own = await processThread(p.home);
-        return own === undefined
+        const home = ownHome(p);
+        const own = home === undefined ? undefined : await processThread(home);
+        return home === undefined || own === undefined
           ? undefined
           : {
               participant: p.id,
               role: p.role,
               owner: p.owner ?? 'root',
               status: p.status,
-              home: p.home,
+              home,
               thread: own.id,
             };
       }),
@@ -104,7 +123,7 @@ export async function findResumeSource(
       record,
       stored,
       rootThread: thread.id,
-      rootHome: root.home,
+      rootHome,
       participants: participants.filter((p): p is PreviousParticipant => p !== undefined),
     },
   };

@@ -44,16 +44,18 @@ export function previousFor(
 }
 
 /**
- * The earlier participant `id` a spawn of `role` continues. MeshError when there is none by that
- * id, its role differs, or it is continued already.
+ * The earlier participant `id` a spawn of `role` continues, for a caller that sees the `visible`
+ * roles (those it may control: the ones `list_participants` shows it). MeshError when there is
+ * none by that id the caller may see, its role differs, or it is continued already.
  */
 export function resumeTarget(
   previous: PreviousSession | undefined,
   id: string,
   role: string,
   resumed: ReadonlyMap<string, string>,
+  visible: ReadonlySet<string>,
 ): PreviousParticipant {
-  const found = previous?.participants.find((p) => p.participant === id);
+  const found = previous?.participants.find((p) => p.participant === id && visible.has(p.role));
   if (previous === undefined || found === undefined) {
     throw new MeshError(
       'not-found',

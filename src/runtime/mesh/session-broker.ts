@@ -317,7 +317,13 @@ export class SessionBroker {
     const earlier =
       args.resume === undefined
         ? undefined
-        : resumeTarget(this.options.previous, args.resume, args.role, this.resumed);
+        : resumeTarget(
+            this.options.previous,
+            args.resume,
+            args.role,
+            this.resumed,
+            visibleRoles(snapshot.profile, caller.role ?? caller.process),
+          );
     const refusal = this.budgetRefusal();
     if (refusal !== undefined) {
       this.options.onBudgetRefusal?.(refusal, caller);

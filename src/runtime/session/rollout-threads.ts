@@ -4,7 +4,7 @@
  * and a copy of the rollouts into a new home, so Codex's `thread/resume` and `codex resume` find
  * the history there. Only directories and regular rollout files are read or copied.
  */
-import { open, copyFile, mkdir, readdir, stat } from 'node:fs/promises';
+import { open, copyFile, lstat, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Where Codex keeps a home's rollouts. */
@@ -78,9 +78,20 @@ export function topLevelThreadOf(line: string): string | undefined {
   return source === undefined || typeof source === 'string' ? id : undefined;
 }
 
+/** The home's rollout directory, when it and the home are real directories (no symlink). */
+async function rolloutsOf(home: string): Promise<string | undefined> {
+  const dir = join(home, ROLLOUTS_DIR);
+  for (const path of [home, dir]) {
+    const info = await lstat(path).catch(() => undefined);
+    if (info === undefined || !info.isDirectory()) return undefined;
+  }
+  return dir;
+}
+
 /** The process's own thread in `home`: the top-level thread written last, if any. */
 export async function processThread(home: string): Promise<RolloutThread | undefined> {
-  const files = await rolloutFiles(join(home, ROLLOUTS_DIR));
+  const dir = await rolloutsOf(home);
+  const files = dir === undefined ? [] : await rolloutFiles(dir);
   const threads = await Promise.all(
     files.map(async (file): Promise<RolloutThread | undefined> => {
       const line = await firstLine(file);
@@ -97,7 +108,8 @@ export async function processThread(home: string): Promise<RolloutThread | undef
 
 /** Copies every rollout of `fromHome` into `toHome` (files mode 0600, directories 0700). */
 export async function copyRollouts(fromHome: string, toHome: string): Promise<number> {
-  const source = join(fromHome, ROLLOUTS_DIR);
+  const source = await rolloutsOf(fromHome);
+  if (source === undefined) return 0;
   const files = await rolloutFiles(source);
   for (const file of files) {
     const target = join(toHome, ROLLOUTS_DIR, file.slice(source.length + 1));

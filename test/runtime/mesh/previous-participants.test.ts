@@ -33,6 +33,8 @@ const previous: PreviousSession = {
   ],
 };
 
+const ALL: ReadonlySet<string> = new Set(['worker', 'critic']);
+
 const refusal = (run: () => unknown): MeshError => {
   try {
     run();
@@ -64,24 +66,29 @@ describe('previous participants', () => {
     ).not.toHaveProperty('resumed_as');
   });
 
-  it('continues one once, in its own role', () => {
-    expect(resumeTarget(previous, 'worker-1', 'worker', new Map()).thread).toBe('t1');
-    expect(refusal(() => resumeTarget(undefined, 'worker-1', 'worker', new Map())).code).toBe(
+  it('continues only one the caller may see (control), once, in its own role', () => {
+    // a caller that may spawn workers but not control them cannot take over an earlier one
+    expect(
+      refusal(() => resumeTarget(previous, 'worker-1', 'worker', new Map(), new Set(['critic'])))
+        .code,
+    ).toBe('not-found');
+    expect(resumeTarget(previous, 'worker-1', 'worker', new Map(), ALL).thread).toBe('t1');
+    expect(refusal(() => resumeTarget(undefined, 'worker-1', 'worker', new Map(), ALL)).code).toBe(
       'not-found',
     );
-    expect(refusal(() => resumeTarget(previous, 'worker-9', 'worker', new Map())).code).toBe(
+    expect(refusal(() => resumeTarget(previous, 'worker-9', 'worker', new Map(), ALL)).code).toBe(
       'not-found',
     );
-    const wrongRole = refusal(() => resumeTarget(previous, 'critic-1', 'worker', new Map()));
+    const wrongRole = refusal(() => resumeTarget(previous, 'critic-1', 'worker', new Map(), ALL));
     expect(wrongRole.code).toBe('invalid');
     expect(wrongRole.message).toContain("resume it with role 'critic'");
     const twice = refusal(() =>
-      resumeTarget(previous, 'worker-1', 'worker', new Map([['worker-1', 'worker-2']])),
+      resumeTarget(previous, 'worker-1', 'worker', new Map([['worker-1', 'worker-2']]), ALL),
     );
     expect(twice.code).toBe('refused');
     expect(twice.message).toContain('by worker-2');
     expect(
-      refusal(() => resumeTarget(previous, 'worker-1', 'worker', new Map([['worker-1', '']])))
+      refusal(() => resumeTarget(previous, 'worker-1', 'worker', new Map([['worker-1', '']]), ALL))
         .message,
     ).toContain('being resumed');
   });

@@ -2,7 +2,7 @@
  * The threads an ended home keeps: the top-level thread written last is the process's own (a
  * native sub-agent's rollout never is), rollouts are found only where Codex writes them (regular
  * files, named as Codex names them, a bounded depth down), and a copy into a new home keeps their
- * paths with private modes and leaves symlinks behind.
+ * paths with private modes and leaves symlinks behind (a linked home or sessions directory too).
  */
 import { mkdir, readFile, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -72,5 +72,18 @@ describe('rollout threads', () => {
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, `rollout-2026-12-06T00-00-00-${ROOT_A}.jsonl`), meta(ROOT_A, 'cli'));
     expect(await processThread(deep)).toBeUndefined();
+  });
+
+  it('follows no symlink: neither a home nor its sessions directory that is one', async () => {
+    const elsewhere = await tmpDir();
+    await rollout(elsewhere, ROOT_A, 'cli', 1_000);
+    const home = await tmpDir();
+    await symlink(join(elsewhere, 'sessions'), join(home, 'sessions'));
+    expect(await processThread(home)).toBeUndefined();
+    expect(await copyRollouts(home, await tmpDir())).toBe(0);
+    const linked = join(await tmpDir(), 'home');
+    await symlink(elsewhere, linked);
+    expect(await processThread(linked)).toBeUndefined();
+    expect(await copyRollouts(linked, await tmpDir())).toBe(0);
   });
 });
