@@ -269,7 +269,7 @@ export async function runSessionCommand(
   });
   try {
     const outcome = await running.done;
-    reportOutcome(io, cmd.json, { id: plan.id, dir: plan.dir, mode, secrets, resume }, outcome);
+    await reportOutcome(io, cmd, { id: plan.id, dir: plan.dir, mode, secrets, resume }, outcome);
     return outcome.exitCode;
   } finally {
     for (const { signal, handler } of handlers) process.off(signal, handler);
@@ -277,9 +277,9 @@ export async function runSessionCommand(
 }
 
 /** How the session ended: the final message on stdout, its end (or JSON summary) on stderr. */
-function reportOutcome(
+async function reportOutcome(
   io: CliIo,
-  json: boolean,
+  cmd: { readonly json: boolean; readonly dirs: { stateDir: string; dataDir: string } },
   session: {
     readonly id: string;
     readonly dir: string;
@@ -288,8 +288,9 @@ function reportOutcome(
     readonly resume: ResumeSource | undefined;
   },
   outcome: SessionOutcome,
-): void {
+): Promise<void> {
   const { id } = session;
+  const json = cmd.json;
   if (!json && outcome.finalMessage !== undefined) {
     const answer = maskSecrets(outcome.finalMessage, session.secrets);
     io.stdout(`${terminalSafe(answer, { keepLayout: true })}\n`);
@@ -313,7 +314,11 @@ function reportOutcome(
     );
   }
   // Codex's TUI ends with a `codex resume` hint for a home that went with the session
-  if (!json && session.mode === 'run') io.stderr(resumeNote(id));
+  // `run` names the way on only when there is one: a root that kept a Codex thread
+  if (json || session.mode !== 'run') return;
+  if ((await findResumeSource(cmd.dirs.stateDir, cmd.dirs.dataDir, id)).ok) {
+    io.stderr(resumeNote(id));
+  }
 }
 
 /** Why session `id` cannot be resumed: its diagnostics (as JSON with --json). */

@@ -23,6 +23,22 @@ function errorText(value: unknown): string | undefined {
   return str(value);
 }
 
+/** Longest part of a failed tool call's own answer an event keeps. */
+const RESULT_TEXT_MAX = 300;
+
+/**
+ * Why a tool call failed when its server answered with an error result (`isError`) rather than
+ * a protocol error: the answer's first text, shortened (a refusal's reason, e.g. `mmo_mesh`'s).
+ */
+function failedResultText(item: Record<string, unknown>): string | undefined {
+  if (item.status !== 'failed' || !isRecord(item.result)) return undefined;
+  const content = Array.isArray(item.result.content) ? item.result.content : [];
+  const first = content.find((c): c is Record<string, unknown> => isRecord(c) && c.type === 'text');
+  const text = first === undefined ? undefined : str(first.text);
+  if (text === undefined || text === '') return undefined;
+  return text.length > RESULT_TEXT_MAX ? `${text.slice(0, RESULT_TEXT_MAX)}…` : text;
+}
+
 export function eventsOfNotification(
   process: string,
   role: string,
@@ -61,7 +77,7 @@ export function eventsOfNotification(
               ...opt('server', str(item.server)),
               ...opt('tool', str(item.tool)),
               ...opt('status', str(item.status)),
-              ...(done ? opt('text', errorText(item.error)) : {}),
+              ...(done ? opt('text', errorText(item.error) ?? failedResultText(item)) : {}),
             },
           ];
         case 'commandExecution':

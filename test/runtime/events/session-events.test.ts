@@ -39,6 +39,33 @@ describe('eventsOfNotification', () => {
         item: { type: 'mcpToolCall', server: 'files', tool: 'write', status: 'inProgress' },
       }),
     ).toMatchObject([{ type: 'tool_call.started', server: 'files', tool: 'write' }]);
+    // a call whose server answered with an error result says why, shortened
+    const refusal = `mmo_mesh refused: cwd '/w' holds the config dir ${'x'.repeat(400)}`;
+    const failed = of('item/completed', {
+      threadId: 't',
+      item: {
+        type: 'mcpToolCall',
+        server: 'mmo_mesh',
+        tool: 'spawn_participant',
+        status: 'failed',
+        error: null,
+        result: { content: [{ type: 'text', text: refusal }], isError: true },
+      },
+    });
+    expect(failed).toMatchObject([{ type: 'tool_call.completed', status: 'failed' }]);
+    expect(failed[0]?.text).toBe(`${refusal.slice(0, 300)}…`);
+    // a completed call's answer is never copied into the event
+    const ok = of('item/completed', {
+      threadId: 't',
+      item: {
+        type: 'mcpToolCall',
+        server: 'files',
+        tool: 'read',
+        status: 'completed',
+        result: { content: [{ type: 'text', text: 'file body' }] },
+      },
+    });
+    expect(ok[0]).not.toHaveProperty('text');
     expect(
       of('item/completed', {
         threadId: 't',
