@@ -59,7 +59,7 @@ import {
   type WireProcess,
 } from '../../config/compile/role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
-import { callableNames, unofferedCalls } from './unoffered-calls.js';
+import { callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
 import {
   callFilter,
   NOT_GRANTED,
@@ -462,22 +462,7 @@ export class ModelWire {
       seen.add(call.callId);
       this.calls.set(thread, seen);
     }
-    const codex = this.options.codex ?? NEWEST_CODEX;
-    const split = unofferedCalls(
-      [{ type: 'function_call', call_id: call.callId, name: call.name, namespace: call.namespace }],
-      new Set<string>(),
-      new Set<string>(),
-    )[0];
-    const namespace = `${MCP_NAMESPACE_PREFIX}${split?.server ?? ''}`;
-    this.options.onUnofferedCall?.({
-      process: process.id,
-      role,
-      thread: thread ?? null,
-      parentThread: identity.parentThreadId ?? null,
-      server: serverOfNamespace(codex, namespace, process.wire.servers) ?? split?.server ?? '',
-      tool: split?.tool ?? call.name,
-      reason: NOT_GRANTED,
-    });
+    this.reportCall(process, identity, role, splitName(call.namespace, call.name), NOT_GRANTED);
   }
 
   /** Reports each call of the input, seen for the first time, to a tool not in `tools`. */
@@ -488,24 +473,35 @@ export class ModelWire {
     input: unknown,
     tools: readonly unknown[],
   ): void {
-    const report = this.options.onUnofferedCall;
     const thread = identity.threadId;
-    if (report === undefined || thread === undefined) return;
+    if (this.options.onUnofferedCall === undefined || thread === undefined) return;
     const seen = this.calls.get(thread) ?? new Set<string>();
     this.calls.set(thread, seen);
-    const codex = this.options.codex ?? NEWEST_CODEX;
     for (const call of unofferedCalls(input, callableNames(tools), seen)) {
-      // the server ID when the name is one this Codex gives a server of the process
-      const namespace = `${MCP_NAMESPACE_PREFIX}${call.server}`;
-      report({
-        process: process.id,
-        role,
-        thread,
-        parentThread: identity.parentThreadId ?? null,
-        server: serverOfNamespace(codex, namespace, process.wire.servers) ?? call.server,
-        tool: call.tool,
-      });
+      this.reportCall(process, identity, role, call);
     }
+  }
+
+  /** One refused call for `onUnofferedCall`, its server named by its registry ID. */
+  private reportCall(
+    process: RegisteredProcess,
+    identity: WireIdentity,
+    role: string | null,
+    call: { readonly server: string; readonly tool: string },
+    reason?: typeof NOT_GRANTED,
+  ): void {
+    // the server ID when the name is one this Codex gives a server of the process
+    const namespace = `${MCP_NAMESPACE_PREFIX}${call.server}`;
+    const codex = this.options.codex ?? NEWEST_CODEX;
+    this.options.onUnofferedCall?.({
+      process: process.id,
+      role,
+      thread: identity.threadId ?? null,
+      parentThread: identity.parentThreadId ?? null,
+      server: serverOfNamespace(codex, namespace, process.wire.servers) ?? call.server,
+      tool: call.tool,
+      ...(reason !== undefined ? { reason } : {}),
+    });
   }
 
   /**
@@ -545,8 +541,8 @@ export class ModelWire {
       }
       const stream =
         refusing !== undefined &&
-        (answer.headers['content-type'] ?? '').includes('text/event-stream') &&
-        (answer.headers['content-encoding'] ?? 'identity') === 'identity';
+        (answer.headers['content-type'] ?? '').toLowerCase().includes('text/event-stream') &&
+        (answer.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
       if (stream) delete out['content-length'];
       res.writeHead(answer.statusCode ?? 502, out);
       res.flushHeaders();

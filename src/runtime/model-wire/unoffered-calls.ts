@@ -35,7 +35,11 @@ export function callableNames(tools: readonly unknown[]): Set<string> {
   return names;
 }
 
-function splitName(namespace: string | undefined, name: string): { server: string; tool: string } {
+/** The server (`codex` for a function of Codex's own) and tool a call's name points at. */
+export function splitName(
+  namespace: string | undefined,
+  name: string,
+): { server: string; tool: string } {
   const full = namespace !== undefined ? `${namespace}__${name}` : name;
   if (!full.startsWith(MCP_PREFIX)) return { server: 'codex', tool: full };
   const rest = full.slice(MCP_PREFIX.length);
