@@ -76,6 +76,18 @@ diagnostic per line on stderr, and a JSON summary of the ended session is printe
 
 const SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/** The options of `run`, `exec` and `session resume`. */
+export const SESSION_OPTIONS = {
+  resume: { type: 'string' },
+  cwd: { type: 'string' },
+  'approval-timeout': { type: 'string' },
+  'max-participants': { type: 'string' },
+  'max-codex-processes': { type: 'string' },
+  'max-server-processes': { type: 'string' },
+  'max-memory': { type: 'string' },
+  'accept-host-risk': { type: 'boolean' },
+} as const;
+
 /**
  * The progress text of one session event on stderr: its line, and for an approval request the
  * line that says how to answer it; nothing for a failed server (told once, as its diagnostic).
@@ -136,21 +148,17 @@ export async function runSessionCommand(
   const cmd = parseCommand(
     own,
     io,
-    {
-      resume: { type: 'string' },
-      cwd: { type: 'string' },
-      'approval-timeout': { type: 'string' },
-      'max-participants': { type: 'string' },
-      'max-codex-processes': { type: 'string' },
-      'max-server-processes': { type: 'string' },
-      'max-memory': { type: 'string' },
-      'accept-host-risk': { type: 'boolean' },
-    },
+    SESSION_OPTIONS,
     resuming
-      ? { min: count - 1, max: 1, names: ['PROMPT'] }
+      ? { min: count - 1, max: 2, names: ['PROMPT'] }
       : { min: count, max: count, names: mode === 'exec' ? ['PROFILE', 'PROMPT'] : ['PROFILE'] },
   );
   if (cmd.help) return printHelp(io, usage);
+  if (resuming && cmd.positionals.length > 1) {
+    throw new UsageError(
+      `--resume continues a session with its own profile: give only the prompt, as in 'codex-mmo ${mode} --resume ID${mode === 'exec' ? ' PROMPT' : ' [PROMPT]'}'`,
+    );
+  }
   const resumeId = typeof cmd.values.resume === 'string' ? cmd.values.resume : undefined;
   const [profileArg = '', promptArg] =
     resumeId !== undefined ? ['', cmd.positionals[0]] : cmd.positionals;

@@ -6,7 +6,7 @@
 import { locateSession, readSessionRecord } from '../../index.js';
 import { UsageError, parseCommand, printHelp } from '../common.js';
 import type { CliIo } from '../io.js';
-import { runSessionCommand } from './exec.js';
+import { runSessionCommand, SESSION_OPTIONS } from './exec.js';
 
 const USAGE = `Usage: codex-mmo session resume ID [PROMPT] [--cwd DIR] [--approval-timeout SEC] [--max-participants N] [--max-codex-processes N] [--max-server-processes N] [--max-memory MB] [--accept-host-risk] [-- CODEX_ARGS...]
 
@@ -26,21 +26,15 @@ drifted from its pin.
 
 The options are run's and exec's.`;
 
-const SESSION_OPTIONS = {
-  cwd: { type: 'string' },
-  'approval-timeout': { type: 'string' },
-  'max-participants': { type: 'string' },
-  'max-codex-processes': { type: 'string' },
-  'max-server-processes': { type: 'string' },
-  'max-memory': { type: 'string' },
-  'accept-host-risk': { type: 'boolean' },
-} as const;
-
 export async function run(args: readonly string[], io: CliIo): Promise<number> {
   const separator = args.indexOf('--');
   const own = separator < 0 ? args : args.slice(0, separator);
   const rest = separator < 0 ? [] : args.slice(separator);
-  const cmd = parseCommand(own, io, SESSION_OPTIONS, { min: 1, max: 2, names: ['ID', 'PROMPT'] });
+  // its own ID stands where run and exec take --resume
+  const options = Object.fromEntries(
+    Object.entries(SESSION_OPTIONS).filter(([name]) => name !== 'resume'),
+  );
+  const cmd = parseCommand(own, io, options, { min: 1, max: 2, names: ['ID', 'PROMPT'] });
   if (cmd.help) return printHelp(io, USAGE);
   const [id = '', prompt] = cmd.positionals;
   const record = await readSessionRecord(await locateSession(cmd.dirs.stateDir, id));

@@ -261,6 +261,10 @@ describe('session resume', () => {
     const bare = await runInWorld(w, ['session', 'resume', failed.id]);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain(`codex-mmo session resume ${failed.id} PROMPT`);
+    // a pack and --resume together: the session's own profile is the one it continues with
+    const both = await runInWorld(w, ['exec', w.packDir, '--resume', failed.id, 'AFTER']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--resume continues a session with its own profile');
 
     // the registry changed alone: the session's own definition still runs
     const fragment = join(w.configDir, 'tool-mcp.d', '10-test.toml');
