@@ -8,6 +8,7 @@ import { listSessionApprovals } from '../../runtime/approvals/index.js';
 import { isAlive, livenessFor } from '../../foundation/process/index.js';
 import {
   budgetLines,
+  isActiveStatus,
   effectiveRecord,
   locateSession,
   readSessionRecord,
@@ -66,8 +67,13 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     ]);
   }
   if (record.budget !== undefined) {
-    const { ceilings, use, refused } = record.budget;
-    for (const [what, value] of budgetLines(ceilings, use)) lines.push([`budget: ${what}`, value]);
+    const { ceilings, use, peak, refused } = record.budget;
+    // a running session shows what it uses now; an ended one the most it used
+    const ended = !isActiveStatus(record.status) && peak !== undefined;
+    const shown = ended ? peak : use;
+    for (const [what, value] of budgetLines(ceilings, shown)) {
+      lines.push([`budget: ${what}`, ended ? `${value} at most` : value]);
+    }
     lines.push(['budget: refused', String(refused)]);
   }
   const width = Math.max(...lines.map(([k]) => k.length));

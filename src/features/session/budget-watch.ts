@@ -19,8 +19,21 @@ const MEMORY_STEP_MB = 8;
 /** A memory sample younger than this is reused by a start check. */
 const FRESH_MS = 500;
 
+/** The higher of each use. */
+function highest(a: TeamUse, b: TeamUse): TeamUse {
+  const memory = Math.max(a.memory_mb ?? 0, b.memory_mb ?? 0);
+  return {
+    participants: Math.max(a.participants, b.participants),
+    codex_processes: Math.max(a.codex_processes, b.codex_processes),
+    server_processes: Math.max(a.server_processes, b.server_processes),
+    ...(a.memory_mb !== undefined || b.memory_mb !== undefined ? { memory_mb: memory } : {}),
+  };
+}
+
 export class BudgetWatch {
   private use: TeamUse;
+  /** The most of each the session has used so far (what `session show` gives once it ended). */
+  private peak: TeamUse;
   private refused = 0;
   private sampled = { at: 0, mb: 0 };
   private timer: NodeJS.Timeout | undefined;
@@ -34,6 +47,7 @@ export class BudgetWatch {
     private readonly root: number = process.pid,
   ) {
     this.use = { participants: 0, codex_processes: 1, server_processes: 0 };
+    this.peak = this.use;
   }
 
   /** Samples memory now and then, recording the use; stops with `stop`. */
@@ -106,7 +120,8 @@ export class BudgetWatch {
 
   /** Writes the budget into `session.json`, only when what it says changed. */
   private record(): void {
-    const budget = { ceilings: this.budget, use: this.use, refused: this.refused };
+    this.peak = highest(this.peak, this.use);
+    const budget = { ceilings: this.budget, use: this.use, peak: this.peak, refused: this.refused };
     const text = JSON.stringify(budget);
     if (text === this.recorded) return;
     this.recorded = text;

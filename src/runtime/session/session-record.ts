@@ -76,6 +76,8 @@ export interface SessionRecord {
   readonly budget?: {
     readonly ceilings: TeamBudget;
     readonly use: TeamUse;
+    /** The most of each the session used while it ran. */
+    readonly peak?: TeamUse;
     readonly refused: number;
   };
 }
