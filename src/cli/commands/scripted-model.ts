@@ -140,5 +140,7 @@ function describeItem(item: ScriptedItem): string {
   if (item.type === 'message') {
     return `reply (${item.text.length} characters)`;
   }
+  if (item.type === 'custom_tool_call')
+    return `call ${item.name} (${item.input.length} characters)`;
   return `call ${item.namespace !== undefined ? `${item.namespace}.` : ''}${item.name}`;
 }

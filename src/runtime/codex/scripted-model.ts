@@ -67,7 +67,9 @@ export type ScriptedItem =
       readonly name: string;
       readonly arguments: Record<string, unknown>;
       readonly namespace?: string;
-    };
+    }
+  /** A call of a free-form tool (`apply_patch`, code mode's `exec`): its raw text input. */
+  | { readonly type: 'custom_tool_call'; readonly name: string; readonly input: string };
 
 export type ScriptHandler = (request: ModelRequest) => ScriptedItem[] | Promise<ScriptedItem[]>;
 
@@ -279,15 +281,24 @@ export function responseEvents(responseId: string, items: readonly ScriptedItem[
             status: 'completed',
             content: [{ type: 'output_text', text: item.text, annotations: [] }],
           }
-        : {
-            type: 'function_call',
-            id: `fc_${id}`,
-            call_id: `call_${id}`,
-            name: item.name,
-            arguments: JSON.stringify(item.arguments),
-            status: 'completed',
-            ...(item.namespace !== undefined ? { namespace: item.namespace } : {}),
-          };
+        : item.type === 'custom_tool_call'
+          ? {
+              type: 'custom_tool_call',
+              id: `ctc_${id}`,
+              call_id: `call_${id}`,
+              name: item.name,
+              input: item.input,
+              status: 'completed',
+            }
+          : {
+              type: 'function_call',
+              id: `fc_${id}`,
+              call_id: `call_${id}`,
+              name: item.name,
+              arguments: JSON.stringify(item.arguments),
+              status: 'completed',
+              ...(item.namespace !== undefined ? { namespace: item.namespace } : {}),
+            };
     events.push({ type: 'response.output_item.done', output_index: k, item: done });
   });
   events.push({

@@ -59,7 +59,7 @@ import {
   type WireProcess,
 } from '../../config/compile/role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
-import { callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
+import { additionalTools, callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
 import {
   callFilter,
   NOT_GRANTED,
@@ -376,7 +376,9 @@ export class ModelWire {
     const { attribution, entry, first } = this.threads.resolve(process.id, process.wire, identity);
     const role = attribution.ok ? attribution.role : undefined;
     const tools = Array.isArray(body.tools) ? body.tools : [];
-    this.noteUnoffered(process, identity, attribution.ok ? entry.role : null, body.input, tools);
+    // what the request offers: its tools, and in code mode its `additional_tools` items
+    const known: unknown[] = [...(tools as unknown[]), ...additionalTools(body.input)];
+    this.noteUnoffered(process, identity, attribution.ok ? entry.role : null, body.input, known);
     const filtered = filterTools(
       tools,
       role,

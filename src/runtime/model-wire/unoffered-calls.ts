@@ -52,6 +52,19 @@ export function splitName(
   };
 }
 
+/**
+ * The tools a request offers besides its `tools` array: those of its `additional_tools` input
+ * items (Codex's code mode lists its functions there, and sends no `tools`).
+ */
+export function additionalTools(input: unknown): unknown[] {
+  if (!Array.isArray(input)) return [];
+  return input.flatMap((item) =>
+    isRecord(item) && item.type === 'additional_tools' && Array.isArray(item.tools)
+      ? (item.tools as unknown[])
+      : [],
+  );
+}
+
 /** The `function_call` items of `input` not among `names`, except those in `seen` (added to it). */
 export function unofferedCalls(
   input: unknown,
