@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import {
   offeredToolsOf,
+  responseEvents,
   parseRoleList,
   scriptedProviderConfig,
   startScriptedModel,
@@ -103,6 +104,23 @@ describe('offered tools extraction', () => {
     });
     expect(offered.agentTypes).toEqual(['a', 'b']);
     expect(parseRoleList('no roles here')).toEqual([]);
+  });
+});
+
+describe('scripted answers', () => {
+  it('sends a free-form tool call with its raw input, beside functions and messages', () => {
+    const events = responseEvents('r', [
+      { type: 'custom_tool_call', name: 'exec', input: 'text(1)' },
+      { type: 'function_call', name: 'f', arguments: { a: 1 }, namespace: 'ns' },
+      { type: 'message', text: 'hi' },
+    ]) as { type: string; item?: Record<string, unknown> }[];
+    const items = events.filter((e) => e.type === 'response.output_item.done').map((e) => e.item);
+    expect(items[0]).toMatchObject({ type: 'custom_tool_call', name: 'exec', input: 'text(1)' });
+    expect(items[0]).toHaveProperty('call_id');
+    expect(items[1]).toMatchObject({ type: 'function_call', name: 'f', namespace: 'ns' });
+    expect(items[1]?.arguments).toBe('{"a":1}');
+    expect(items[2]).toMatchObject({ type: 'message', role: 'assistant' });
+    expect(events.at(-1)?.type).toBe('response.completed');
   });
 });
 
