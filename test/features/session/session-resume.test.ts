@@ -18,6 +18,7 @@ import {
   echoServer,
   profileToml,
   runInWorld,
+  running,
   startInWorld,
   waitFor,
   type World,
@@ -233,15 +234,7 @@ describe('session resume', () => {
     await hold.done;
     // the watchdog ends the root's Codex; until then the session counts as running
     const root = (await record(w, hold.id)).processes.find((p) => p.kind === 'root')?.pid;
-    await waitFor(() => {
-      if (root === undefined) return true;
-      try {
-        process.kill(root, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    }, 60_000);
+    await waitFor(async () => root === undefined || !(await running(root)), 60_000);
     expect((await record(w, hold.id)).status).toBe('failed');
     const resumed = await resume(w, hold.id, 'AFTER');
     expect(resumed.code, resumed.stderr).toBe(0);
