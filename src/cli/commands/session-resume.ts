@@ -3,8 +3,11 @@
  * failed session in a new one, in the mode it ran in — `run --resume ID` or `exec --resume ID
  * PROMPT`, whose launch it shares.
  */
+import { parseArgs } from 'node:util';
+
 import { locateSession, readSessionRecord } from '../../index.js';
-import { UsageError, parseCommand, printHelp } from '../common.js';
+
+import { GLOBAL_OPTIONS, UsageError, parseCommand, printHelp } from '../common.js';
 import type { CliIo } from '../io.js';
 import { runSessionCommand, SESSION_OPTIONS } from './exec.js';
 
@@ -43,8 +46,16 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
       `session ${record.id} ran with exec: give the root's next prompt, 'codex-mmo session resume ${record.id} PROMPT'`,
     );
   }
-  // the session command again, its ID moved to --resume and the prompt kept in place
-  const at = own.indexOf(id);
+  // the session command again, its ID (the first positional, never an option's value) moved to
+  // --resume and the prompt kept in place
+  const { tokens } = parseArgs({
+    args: [...own],
+    options: { ...GLOBAL_OPTIONS, ...options },
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const at = tokens.find((t) => t.kind === 'positional')?.index ?? -1;
   const forwarded = at < 0 ? own : [...own.slice(0, at), ...own.slice(at + 1)];
   return runSessionCommand(record.mode, ['--resume', record.id, ...forwarded, ...rest], io, USAGE);
 }

@@ -4,7 +4,7 @@
  * and a copy of the rollouts into a new home, so Codex's `thread/resume` and `codex resume` find
  * the history there. Only directories and regular rollout files are read or copied.
  */
-import { open, copyFile, lstat, mkdir, readdir, stat } from 'node:fs/promises';
+import { chmod, copyFile, lstat, mkdir, open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Where Codex keeps a home's rollouts. */
@@ -115,8 +115,7 @@ export async function copyRollouts(fromHome: string, toHome: string): Promise<nu
     const target = join(toHome, ROLLOUTS_DIR, file.slice(source.length + 1));
     await mkdir(join(target, '..'), { recursive: true, mode: 0o700 });
     await copyFile(file, target);
-    const handle = await open(target, 'r+');
-    await handle.chmod(0o600).finally(() => handle.close());
+    await chmod(target, 0o600);
   }
   return files.length;
 }

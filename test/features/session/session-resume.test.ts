@@ -268,8 +268,19 @@ describe('session resume', () => {
       expect(pinned.code, pinned.stderr).toBe(0);
     };
     try {
-      const changed = await resume(w, failed.id, 'AFTER');
+      // options before and after the ID are passed on; the ID is the first positional
+      const changed = await runInWorld(w, [
+        'session',
+        'resume',
+        '--approval-timeout',
+        '300',
+        failed.id,
+        'AFTER',
+        '--max-participants',
+        '3',
+      ]);
       expect(changed.code, changed.stderr).toBe(0);
+      expect(changed.stderr).toContain(`continuing session ${failed.id}`);
       // pinned again as it is now, the session's definition drifted from its pin: refused
       await pin();
       const drifted = await runInWorld(w, ['session', 'resume', failed.id, 'AFTER']);
