@@ -6,7 +6,7 @@
  */
 import { treeResidentMb } from '../../foundation/process/process-tree.js';
 import type { ParticipantInfo } from '../../runtime/protocol/mesh-protocol.js';
-import { isActiveStatus } from '../../runtime/session/session-record.js';
+import { isActiveStatus, type SessionRecord } from '../../runtime/session/session-record.js';
 import type { BudgetRefusal, TeamBudget, TeamUse } from '../../runtime/session/team-budget.js';
 import type { EventInput } from '../../runtime/events/session-event.js';
 import type { SessionGatewayOptions } from '../../runtime/gateway/session-gateway.js';
@@ -16,6 +16,8 @@ import type { RecordWriter } from './record-writer.js';
 const SAMPLE_MS = 5000;
 /** The step in which recorded memory moves, so a sample rewrites the record only on growth. */
 const MEMORY_STEP_MB = 8;
+/** When the first memory sample is taken, after the start. */
+const FIRST_SAMPLE_MS = 250;
 /** A memory sample younger than this is reused by a start check. */
 const FRESH_MS = 500;
 
@@ -37,6 +39,10 @@ export class BudgetWatch {
   private refused = 0;
   private sampled = { at: 0, mb: 0 };
   private timer: NodeJS.Timeout | undefined;
+  private first: NodeJS.Timeout | undefined;
+  /** What the record is yet to say, and the write that will say it. */
+  private unwritten: SessionRecord['budget'];
+  private pending: NodeJS.Immediate | undefined;
   /** What the record last said of the budget. */
   private recorded = '';
 
@@ -50,20 +56,29 @@ export class BudgetWatch {
     this.peak = this.use;
   }
 
-  /** Samples memory now and then, recording the use; stops with `stop`. */
+  /**
+   * Samples memory now and then, recording the use; stops with `stop`. The first sample waits
+   * until the session's processes are starting, off the way of their start.
+   */
   start(): void {
-    this.sample();
     this.record();
-    this.timer = setInterval(() => {
+    const sampleAndRecord = (): void => {
       this.sample();
       this.record();
-    }, SAMPLE_MS);
+    };
+    this.first = setTimeout(sampleAndRecord, FIRST_SAMPLE_MS);
+    this.first.unref();
+    this.timer = setInterval(sampleAndRecord, SAMPLE_MS);
     this.timer.unref();
   }
 
+  /** Stops sampling, and writes what is not written yet. */
   stop(): void {
+    if (this.first !== undefined) clearTimeout(this.first);
     if (this.timer !== undefined) clearInterval(this.timer);
+    this.first = undefined;
     this.timer = undefined;
+    this.write();
   }
 
   /** The resident memory of the session's processes now, in MB (a fresh sample). */
@@ -118,13 +133,27 @@ export class BudgetWatch {
     this.record();
   }
 
-  /** Writes the budget into `session.json`, only when what it says changed. */
+  /**
+   * Writes the budget into `session.json`, only when what it says changed; changes that come
+   * together (servers starting at once) are written once.
+   */
   private record(): void {
     this.peak = highest(this.peak, this.use);
     const budget = { ceilings: this.budget, use: this.use, peak: this.peak, refused: this.refused };
     const text = JSON.stringify(budget);
     if (text === this.recorded) return;
     this.recorded = text;
-    void this.writer.update((r) => ({ ...r, budget }));
+    this.unwritten = budget;
+    this.pending ??= setImmediate(() => {
+      this.write();
+    });
+  }
+
+  private write(): void {
+    if (this.pending !== undefined) clearImmediate(this.pending);
+    this.pending = undefined;
+    const budget = this.unwritten;
+    this.unwritten = undefined;
+    if (budget !== undefined) void this.writer.update((r) => ({ ...r, budget }));
   }
 }

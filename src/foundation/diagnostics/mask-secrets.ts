@@ -38,11 +38,25 @@ export function secretForms(value: string): string[] {
   return [...forms].filter((f) => f === value || f.length >= SHORT_SECRET_LENGTH);
 }
 
-/** Distinct non-empty values and their encoded forms, longest first. */
-function ordered(secrets: readonly string[]): string[] {
-  return [...new Set(secrets.filter((s) => s !== '').flatMap(secretForms))].sort(
+/** Each list's forms, with the contents they were worked out from; kept only as long as the list. */
+const formsOf = new WeakMap<
+  readonly string[],
+  { readonly key: string; readonly forms: string[] }
+>();
+
+/**
+ * Distinct non-empty values and their encoded forms, longest first. Worked out once per list
+ * (output is masked line by line), and again whenever the list's contents differ from then.
+ */
+function ordered(secrets: readonly string[]): readonly string[] {
+  const key = secrets.join('\u0000');
+  const kept = formsOf.get(secrets);
+  if (kept?.key === key) return kept.forms;
+  const forms = [...new Set(secrets.filter((s) => s !== '').flatMap(secretForms))].sort(
     (a, b) => b.length - a.length,
   );
+  formsOf.set(secrets, { key, forms });
+  return forms;
 }
 
 /**

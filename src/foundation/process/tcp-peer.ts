@@ -86,30 +86,78 @@ export type TcpPeer =
 /** How often a peer that looks gone is looked for again before it is taken as gone. */
 const GONE_LOOKS = 3;
 
-/**
- * Who holds the client end of the loopback connection from `clientPort` to our `serverPort`;
- * this process's descendants (where a session's Codex runs) are looked at first, then every
- * process. A peer that looks gone is looked for again: the kernel writes `/proc/net/tcp` a page
- * at a time, so a read while other sockets open and close can miss a live entry.
- */
-export function tcpPeer(serverPort: number, clientPort: number): TcpPeer {
-  let peer = lookOnce(serverPort, clientPort);
-  for (let look = 1; look < GONE_LOOKS && peer.kind === 'gone'; look++) {
-    peer = lookOnce(serverPort, clientPort);
-  }
-  return peer;
+/** The kernel's loopback TCP tables as read at one moment. */
+interface TcpTables {
+  readonly v4: readonly TcpEntry[];
+  /** Read only when an entry was not in `v4`. */
+  v6?: readonly TcpEntry[];
 }
 
-function lookOnce(serverPort: number, clientPort: number): TcpPeer {
-  const v4 = readText('/proc/net/tcp');
-  if (v4 === '') return { kind: 'unknown' };
-  const match = (e: TcpEntry): boolean => e.localPort === clientPort && e.remotePort === serverPort;
-  // an IPv6 client socket reaching 127.0.0.1 is listed in tcp6: read it only when tcp has none
-  const entry =
-    parseProcNetTcp(v4).find(match) ?? parseProcNetTcp(readText('/proc/net/tcp6')).find(match);
-  // a closed client end has no inode (it is left out) or no entry at all
-  if (entry === undefined) return { kind: 'gone' };
-  const link = `socket:[${String(entry.inode)}]`;
+/** What a look for a peer may take for granted, to look less. */
+export interface PeerHints {
+  /** Processes to look at first (the one bound to the connection's route). */
+  readonly expect?: readonly number[];
+  /** How many reads of the tables it takes for a connection to count as gone (default 3). */
+  readonly looks?: number;
+}
+
+/**
+ * Who holds the client ends of loopback connections to our `serverPort`. Reading the kernel's
+ * TCP tables costs milliseconds whatever their size (the kernel walks its whole hash table), so
+ * the connections asked about at the same moment (Codex opens one per MCP server at once) share
+ * one read; a connection it does not list is looked for again in fresh
+ * reads. A process expected to hold the connection is looked at before any other; then this
+ * process's descendants (where a session's Codex runs), then every process. A peer that looks
+ * gone is looked for again: the kernel writes `/proc/net/tcp` a page at a time, so a read while
+ * other sockets open and close can miss a live entry.
+ */
+export class TcpPeerFinder {
+  /** The next read, not yet begun: every look asked for meanwhile is answered by it. */
+  private next: Promise<TcpTables | undefined> | undefined;
+
+  constructor(private readonly serverPort: number) {}
+
+  async find(clientPort: number, hints: PeerHints = {}): Promise<TcpPeer> {
+    const looks = Math.max(1, hints.looks ?? GONE_LOOKS);
+    for (let look = 0; look < looks; look++) {
+      const tables = await this.read();
+      if (tables === undefined) return { kind: 'unknown' };
+      const entry = this.entryIn(tables, clientPort);
+      if (entry !== undefined) {
+        return ownerOf(`socket:[${String(entry.inode)}]`, hints.expect ?? []);
+      }
+    }
+    return { kind: 'gone' };
+  }
+
+  /** A read that begins after every look already asked for (once this turn's I/O is handled). */
+  private read(): Promise<TcpTables | undefined> {
+    this.next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.next = undefined;
+      const v4 = readText('/proc/net/tcp');
+      return v4 === '' ? undefined : { v4: parseProcNetTcp(v4) };
+    });
+    return this.next;
+  }
+
+  private entryIn(tables: TcpTables, clientPort: number): TcpEntry | undefined {
+    const match = (e: TcpEntry): boolean =>
+      e.localPort === clientPort && e.remotePort === this.serverPort;
+    // an IPv6 client socket reaching 127.0.0.1 is listed in tcp6: read it only when tcp has none
+    const inV4 = tables.v4.find(match);
+    if (inV4 !== undefined) return inV4;
+    tables.v6 ??= parseProcNetTcp(readText('/proc/net/tcp6'));
+    return tables.v6.find(match);
+  }
+}
+
+/** The process holding socket `link`: `expect` first, then our descendants, then all. */
+function ownerOf(link: string, expect: readonly number[]): TcpPeer {
+  const stamped = (pid: number): TcpPeer => {
+    const start = processStart(pid);
+    return start === undefined ? { kind: 'gone' } : { kind: 'process', process: { pid, start } };
+  };
+  for (const pid of expect) if (holdsSocket(String(pid), link)) return stamped(pid);
   let all: string[];
   try {
     all = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
@@ -118,11 +166,12 @@ function lookOnce(serverPort: number, clientPort: number): TcpPeer {
   }
   const first = descendants(process.pid).map(String);
   for (const pid of [...first, ...all.filter((p) => !first.includes(p))]) {
-    if (!holdsSocket(pid, link)) continue;
-    const start = processStart(Number(pid));
-    return start === undefined
-      ? { kind: 'gone' }
-      : { kind: 'process', process: { pid: Number(pid), start } };
+    if (holdsSocket(pid, link)) return stamped(Number(pid));
   }
   return { kind: 'gone' };
+}
+
+/** Who holds the client end of the loopback connection from `clientPort` to `serverPort`. */
+export function tcpPeer(serverPort: number, clientPort: number): Promise<TcpPeer> {
+  return new TcpPeerFinder(serverPort).find(clientPort);
 }

@@ -147,6 +147,7 @@ export class GatewayHub {
         lookup: (token) => hub.httpTokens.lookup(token),
         ended: (token) => hub.httpTokens.isEnded(token),
         admitPeer: (process, peer) => hub.admitPeer(process, peer),
+        boundPeer: (process) => hub.peers.get(process)?.pid,
         open: (route, channel) => hub.openHttp(route, channel),
         refused: (route, why) => {
           hub.recordRefusal(route, why);

@@ -20,7 +20,11 @@ import {
   httpTimeouts,
   type ConnectionLimitOptions,
 } from '../../foundation/process/connection-limits.js';
-import { tcpPeer, type ProcessStamp, type TcpPeer } from '../../foundation/process/tcp-peer.js';
+import {
+  TcpPeerFinder,
+  type ProcessStamp,
+  type TcpPeer,
+} from '../../foundation/process/tcp-peer.js';
 import type { RouteKey } from './gateway-credentials.js';
 import { HttpSessionTransport, readJson } from './http-session.js';
 import { requestRule } from './method-rules.js';
@@ -59,6 +63,8 @@ export interface HttpFrontOptions {
   ended(token: string): boolean;
   /** Whether `peer` may use the routes of `process` (the first peer binds them). */
   admitPeer(process: string, peer: ProcessStamp | undefined): boolean;
+  /** The process bound to the routes of `process`, if any (looked at first). */
+  boundPeer(process: string): number | undefined;
   /** Serves a new MCP session of `route` on `transport` (started); false: the session is ending. */
   open(route: RouteKey, transport: Transport): Promise<boolean>;
   /** Every refused request, with the route when the token named one. */
@@ -120,6 +126,7 @@ export class HttpFront {
   /** Each route's per-request clients, by route key. */
   private readonly perRequest = new Map<string, Promise<PerRequestSession | undefined>>();
   private readonly peers = new WeakMap<Socket, TcpPeer>();
+  private finder: TcpPeerFinder | undefined;
   private readonly sockets = new Set<Socket>();
 
   private constructor(
@@ -178,11 +185,26 @@ export class HttpFront {
       );
   }
 
-  private peerOf(socket: Socket): TcpPeer {
+  /**
+   * The process at the other end of `socket`, from the kernel; `route`'s bound process is looked
+   * at first. A DELETE is looked for once: Codex sends its last one as it exits, and a missed
+   * live one only leaves its MCP session to end with the gateway.
+   */
+  private async peerOf(
+    socket: Socket,
+    route: RouteKey,
+    method: string | undefined,
+  ): Promise<TcpPeer> {
     const known = this.peers.get(socket);
     if (known?.kind === 'process') return known;
     const port = socket.remotePort;
-    const peer: TcpPeer = port === undefined ? { kind: 'gone' } : tcpPeer(this.port, port);
+    if (port === undefined) return { kind: 'gone' };
+    this.finder ??= new TcpPeerFinder(this.port);
+    const bound = this.options.boundPeer(route.process);
+    const peer = await this.finder.find(port, {
+      ...(bound !== undefined ? { expect: [bound] } : {}),
+      ...(method === 'DELETE' ? { looks: 1 } : {}),
+    });
     this.peers.set(socket, peer);
     return peer;
   }
@@ -216,7 +238,7 @@ export class HttpFront {
     }
     const sessionId = req.headers['mcp-session-id'];
     const session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
-    const peer = this.peerOf(req.socket);
+    const peer = await this.peerOf(req.socket, route, req.method);
     if (peer.kind === 'gone') {
       // its sender already closed the connection (Codex exiting: its last DELETE, or a request
       // cut off by a stop): nobody can read an answer, and nothing is done

@@ -129,6 +129,7 @@ export class RelayConnection {
   private clientInit: unknown;
   /** Whether the server answered its `initialize` (a failure before that is a start failure). */
   private initialized = false;
+  private closing: Promise<void> | undefined;
   private reported = false;
 
   constructor(
@@ -701,8 +702,13 @@ export class RelayConnection {
     this.channel.end();
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  /** Ends the connection and stops its server; every caller waits for the same stop. */
+  close(): Promise<void> {
+    this.closing ??= this.end();
+    return this.closing;
+  }
+
+  private async end(): Promise<void> {
     this.closed = true;
     const why = this.shared.stopping() ? 'session-ended' : 'server-gone';
     for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', why);

@@ -136,4 +136,13 @@ describe('encoded forms of a value', () => {
       expect(out, String(cut)).toBe('a "***" b *** c');
     }
   });
+
+  it('masks what a list holds now, when the same list gains a value', () => {
+    const secrets: string[] = ['first-secret'];
+    expect(maskSecrets('first-secret second-secret', secrets)).toBe('*** second-secret');
+    secrets.push('second-secret');
+    expect(maskSecrets('first-secret second-secret', secrets)).toBe('*** ***');
+    secrets[0] = 'other';
+    expect(maskSecrets('first-secret other', secrets)).toBe('first-secret ***');
+  });
 });

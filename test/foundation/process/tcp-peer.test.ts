@@ -12,6 +12,7 @@ import {
   parseProcNetTcp,
   processStart,
   tcpPeer,
+  TcpPeerFinder,
 } from '../../../src/foundation/process/tcp-peer.js';
 
 const SAMPLE = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
@@ -45,17 +46,55 @@ describe('tcp peer', () => {
     const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
     try {
       const socket = await connected;
-      const peer = tcpPeer(port, socket.remotePort ?? 0);
+      const peer = await tcpPeer(port, socket.remotePort ?? 0);
       expect(peer).toEqual({
         kind: 'process',
         process: { pid: child.pid, start: processStart(child.pid ?? 0) },
       });
       // a port no connection uses: nobody holds it
-      expect(tcpPeer(port, 1)).toEqual({ kind: 'gone' });
+      expect(await tcpPeer(port, 1)).toEqual({ kind: 'gone' });
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
       // once the client is gone, its end of the connection is nobody's
-      expect(tcpPeer(port, socket.remotePort ?? 0)).toEqual({ kind: 'gone' });
+      expect(await tcpPeer(port, socket.remotePort ?? 0)).toEqual({ kind: 'gone' });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+  it('names the real holder whatever process it is told to expect, for lookups made at once', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const three: Socket[] = [];
+    const connected = new Promise<void>((resolve) => {
+      const take = (socket: Socket): void => {
+        three.push(socket);
+        if (three.length === 3) {
+          server.off('connection', take);
+          resolve();
+        }
+      };
+      server.on('connection', take);
+    });
+    const script = `for (let i = 0; i < 3; i++) require('net').connect(${String(port)}, '127.0.0.1'); setTimeout(() => {}, 30000)`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+    try {
+      await connected;
+      const holder = {
+        kind: 'process',
+        process: { pid: child.pid, start: processStart(child.pid ?? 0) },
+      };
+      const finder = new TcpPeerFinder(port);
+      const ports = three.map((socket) => socket.remotePort ?? 0);
+      // asked at once: one answer each, all the child's, whoever is expected
+      const found = await Promise.all([
+        finder.find(ports[0] ?? 0, { expect: [child.pid ?? 0] }),
+        finder.find(ports[1] ?? 0, { expect: [process.pid] }),
+        finder.find(ports[2] ?? 0),
+      ]);
+      expect(found).toEqual([holder, holder, holder]);
+      // a port nobody uses is gone after its looks, one look or three
+      expect(await finder.find(1, { looks: 1 })).toEqual({ kind: 'gone' });
+      expect(await finder.find(1)).toEqual({ kind: 'gone' });
     } finally {
       child.kill('SIGKILL');
     }
