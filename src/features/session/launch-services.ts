@@ -10,10 +10,12 @@ import { join } from 'node:path';
 
 import { approvalGate, type ApprovalGate } from '../../runtime/approvals/approval-gate.js';
 import { approvalSocketPath } from '../../runtime/approvals/approval-socket.js';
+import { SUPERVISOR_USER } from '../../runtime/approvals/approval-queue.js';
 import { SessionSupervision } from '../../runtime/approvals/session-supervision.js';
 import type { ServerNotification } from '../../runtime/codex/app-server-protocol.js';
 import type { ServerFailure } from '../../runtime/gateway/server-failure.js';
 import type { DriftReport } from '../../runtime/gateway/gateway-hub.js';
+import type { CallAsker } from '../../runtime/gateway/held-calls.js';
 import {
   SessionGateway,
   driftDiagnostic,
@@ -66,6 +68,37 @@ function osUser(): string {
   } catch {
     return 'unknown';
   }
+}
+
+/** The session's queue as the gateway asks it; an answer at the TUI is the session user's. */
+function queueAsker(supervision: SessionSupervision): CallAsker {
+  return {
+    open: (what) => supervision.queue.open(what),
+    answerFromTui: (id, decision) => {
+      supervision.queue.answer(id, decision, osUser(), 'tui');
+    },
+    withdraw: (id, reason) => {
+      supervision.queue.answer(id, 'deny', SUPERVISOR_USER, 'withdrawn', reason);
+    },
+  };
+}
+
+/** The root's routes, relay home and environment (an interactive root's calls asked about). */
+function rootThroughGateway(
+  plan: SessionPlan,
+  context: LaunchContext,
+  gateway: SessionGateway,
+): ProcessLaunch {
+  const rootProcess = context.plan.processes.find((p) => p.root === context.plan.root);
+  if (rootProcess === undefined) return { rendered: plan.rendered, env: plan.env, tokens: [] };
+  return gateway.prepareProcess({
+    processId: 'root',
+    process: rootProcess,
+    rendered: plan.rendered,
+    env: plan.env,
+    cwd: plan.cwd,
+    askApprovals: plan.record.mode === 'run',
+  });
 }
 
 /** The session broker's options: participants are started, watched and asked like the root. */
@@ -249,18 +282,10 @@ export async function startSessionServices(
     },
     limits: { onFlood },
     budget: budget.forGateway(),
+    // an interactive root's calls are asked about by the gateway, as the calling role
+    ...(plan.record.mode === 'run' ? { asker: queueAsker(supervision) } : {}),
   });
-  const rootProcess = context.plan.processes.find((p) => p.root === context.plan.root);
-  const relayed: ProcessLaunch =
-    rootProcess === undefined
-      ? { rendered: plan.rendered, env: plan.env, tokens: [] }
-      : gateway.prepareProcess({
-          processId: 'root',
-          process: rootProcess,
-          rendered: plan.rendered,
-          env: plan.env,
-          cwd: plan.cwd,
-        });
+  const relayed = rootThroughGateway(plan, context, gateway);
   // every Codex process of the session reaches its model through the session's model wire
   const wire = await startSessionWire(
     context.stored.snapshot,

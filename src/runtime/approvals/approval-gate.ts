@@ -5,11 +5,10 @@
  * tool. A request outside the calling role's grant is refused before anyone is asked; it and
  * every denied or expired approval of a tool call is recorded like any refused call.
  */
-import type { CallReason, CallRecord } from '../gateway/call-record.js';
+import type { CallRecord } from '../gateway/call-record.js';
 import { MESH_SERVER_NAME } from '../protocol/mesh-protocol.js';
 import { modelSafeName } from '../../config/compile/role-grants.js';
 import type { ResolvedPlan } from '../../config/profile/types.js';
-import type { AnswerChannel } from '../protocol/approval-types.js';
 
 export interface ApprovalGate {
   /** The role of `thread` in `process`: null when it is attributed to none, undefined if unseen. */
@@ -18,13 +17,6 @@ export interface ApprovalGate {
   may(role: string, server: string, tool: string): boolean;
   /** Records a refused call (calls.jsonl and the session's events). */
   record(entry: CallRecord): void;
-}
-
-/** What `session-ended`, a timeout or a person's denial is recorded as. */
-export function denialReason(how: AnswerChannel): CallReason {
-  if (how === 'timeout') return 'approval-expired';
-  if (how === 'session-ended') return 'session-ended';
-  return 'approval-denied';
 }
 
 /**

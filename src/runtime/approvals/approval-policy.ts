@@ -6,8 +6,8 @@
  * before anyone is asked, and refused or denied tool calls are recorded as calls.
  */
 import type { ApprovalPolicy } from '../codex/app-server-client.js';
-import type { CallReason } from '../gateway/call-record.js';
-import { denialReason, type ApprovalGate } from './approval-gate.js';
+import { denialReason, type CallReason } from '../gateway/call-record.js';
+import type { ApprovalGate } from './approval-gate.js';
 import type { ApprovalQueue } from './approval-queue.js';
 import { describeApprovalRequest } from './describe-request.js';
 

@@ -73,6 +73,11 @@ export class ApprovalQueue {
 
   /** Resolves once the request is answered (by a person, the timeout or the session ending). */
   ask(what: ApprovalAsk): Promise<ApprovalAnswer> {
+    return this.open(what).answer;
+  }
+
+  /** Queues a request: it, as listed (with its id), and its answer to come. */
+  open(what: ApprovalAsk): { request: PendingApproval; answer: Promise<ApprovalAnswer> } {
     const now = this.now();
     const id = `a${++this.counter}`;
     const request: PendingApproval = {
@@ -84,7 +89,7 @@ export class ApprovalQueue {
     };
     this.record({ type: 'requested', ...request });
     for (const l of [...this.listeners]) l.requested?.(request);
-    return new Promise((resolve) => {
+    const answer = new Promise<ApprovalAnswer>((resolve) => {
       if (this.closed) {
         this.pendingEntries.set(id, { request, resolve, timer: setTimeout(() => undefined, 0) });
         this.settle(id, 'deny', SUPERVISOR_USER, 'session-ended', 'the session is ending');
@@ -102,6 +107,7 @@ export class ApprovalQueue {
       timer.unref();
       this.pendingEntries.set(id, { request, resolve, timer });
     });
+    return { request, answer };
   }
 
   /** Answers a pending request; a request is answered at most once. */

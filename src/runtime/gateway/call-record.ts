@@ -5,6 +5,7 @@
  * credential value — in any encoding the gateway recognises — is replaced by `***`, and every
  * name taken from the message is masked the same way, so no line ever depends on a credential.
  */
+import type { AnswerChannel } from '../protocol/approval-types.js';
 import { MASK, maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
 import { canonicalJson, sha256Hex } from '../../config/snapshot/canonical-json.js';
 import {
@@ -38,6 +39,16 @@ export type CallReason =
   | 'not-authorized'
   | 'answer-withheld'
   | 'input-required';
+
+/** Why a call whose approval was not given is refused: by how its request was answered. */
+export function denialReason(
+  how: AnswerChannel,
+): 'approval-denied' | 'approval-expired' | 'session-ended' | 'cancelled' {
+  if (how === 'timeout') return 'approval-expired';
+  if (how === 'session-ended') return 'session-ended';
+  if (how === 'withdrawn') return 'cancelled';
+  return 'approval-denied';
+}
 
 /**
  * How the server's answer was masked before Codex saw it: a credential value where it stood, a

@@ -7,6 +7,7 @@
  * every real server it starts: they end with their session, their process's routes, or the
  * gateway. Records calls in `calls.jsonl` and reports drifted tools once per process, server, tool.
  */
+import type { CallAsker } from './held-calls.js';
 import { unlink } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
 
@@ -81,6 +82,8 @@ export interface GatewayHubOptions {
   readonly memoryMb?: () => number;
   /** Called with every server start a ceiling refused, with the route that asked. */
   readonly onBudgetRefusal?: (refusal: BudgetRefusal, route: Route) => void;
+  /** The session's approval queue, for routes whose calls the gateway asks about. */
+  readonly asker?: CallAsker;
 }
 
 /** The relay socket's name in a flood report. */
@@ -484,6 +487,7 @@ export class GatewayHub {
       },
       stopping: () => this.stopping || this.closing,
       start: (route) => this.startServer(route),
+      ...(this.options.asker !== undefined ? { asker: this.options.asker } : {}),
     };
   }
 

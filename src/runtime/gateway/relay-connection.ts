@@ -53,6 +53,7 @@ import { DEFAULT_STARTUP_TIMEOUT_SEC } from '../upstream/launch-plan.js';
 import { leaseHandshake, leaseInitializeResult } from './lease.js';
 import { pinInitialize } from './initialize-pin.js';
 import { handshakeOf } from '../protocol/mcp-versions.js';
+import { HeldCalls, type CallAsker } from './held-calls.js';
 
 /** Which of several maskings of one message the record keeps: the strongest. */
 const MASK_RANK: Record<AnswerMask | 'none', number> = {
@@ -87,6 +88,8 @@ export interface RelayShared {
   stopping(): boolean;
   /** Starts the route's server within the session's budget (rejects when a ceiling refuses). */
   start(route: Route): Promise<Upstream>;
+  /** The session's approval queue, for calls the gateway asks about (absent: it asks none). */
+  readonly asker?: CallAsker;
 }
 
 interface PendingCall {
@@ -131,6 +134,8 @@ export class RelayConnection {
   private initialized = false;
   private closing: Promise<void> | undefined;
   private reported = false;
+  /** Calls held for a person's answer, where the route's calls are asked about here. */
+  private readonly approvals: HeldCalls | undefined;
 
   constructor(
     private readonly channel: CodexChannel,
@@ -142,6 +147,22 @@ export class RelayConnection {
     channel.onClose(() => {
       void this.close();
     });
+    const asker = shared.asker;
+    this.approvals =
+      route.approvals === undefined || asker === undefined
+        ? undefined
+        : new HeldCalls(route.approvals, asker, {
+            toCodex: (message) => {
+              if (!this.closed) this.write(message);
+            },
+            release: (out) => {
+              if (!this.closed) this.forward(out);
+            },
+            refuse: (id, text, reason) => {
+              if (!this.closed) this.refuse(id, true, { text, outcome: 'denied', code: reason });
+              this.finishCall(id, 'denied', reason);
+            },
+          });
     this.lease = route.lease !== undefined && prestarted === undefined ? 'idle' : 'off';
     if (this.lease === 'off') void this.start();
   }
@@ -280,6 +301,25 @@ export class RelayConnection {
     const admitted = this.admit(message);
     const out = admitted ? rebuild(message) : undefined;
     if (out === undefined) return;
+    const call = message.kind === 'request' ? this.calls.get(message.id) : undefined;
+    const held = message.kind === 'request' && message.method === 'tools/call';
+    if (held && call !== undefined && this.approvals?.asks(call.tool) === true) {
+      this.approvals.hold(message.id, out, {
+        process: this.route.process,
+        role: call.role ?? this.route.role,
+        kind: 'mcp_tool_call',
+        ...(call.caller.thread !== null ? { thread: call.caller.thread } : {}),
+        server: this.route.server,
+        tool: call.tool,
+        arguments: call.args.preview,
+      });
+      return;
+    }
+    this.forward(out);
+  }
+
+  /** Sends an admitted message of Codex on: to the server, or held until it has started. */
+  private forward(out: JSONRPCMessage): void {
     if (this.failure !== undefined) {
       this.answerFailed(out);
       return;
@@ -324,6 +364,7 @@ export class RelayConnection {
       const filtered = filterToolList({ tools: lease.tools }, this.route.gate);
       if (filtered.drifted.length > 0) this.shared.drifted(this.route, filtered.drifted);
       result = filtered.result;
+      this.approvals?.listed(result);
     }
     this.write({ jsonrpc: '2.0', id: message.id, result });
   }
@@ -470,6 +511,7 @@ export class RelayConnection {
     if (method === 'notifications/cancelled' && isObject(params)) {
       const target = params.requestId;
       if (typeof target === 'string' || typeof target === 'number') {
+        this.approvals?.cancelled(target);
         this.finishCall(target, 'error', 'cancelled');
       }
     }
@@ -478,6 +520,8 @@ export class RelayConnection {
 
   /** Codex's answer to a request of the server: only to one the server made, and checked. */
   private admitResponse(message: Extract<ClientMessage, { kind: 'response' }>): boolean {
+    // the person's answer to a held call's prompt is the gateway's, never the server's
+    if (this.approvals?.answered(message.id, message) === true) return false;
     const method = this.serverRequests.get(message.id);
     if (method === undefined) {
       this.drop('response', 'unexpected-response');
@@ -621,6 +665,7 @@ export class RelayConnection {
       } else if (this.lists.delete(id) && 'result' in out) {
         const filtered = filterToolList(out.result, this.route.gate);
         out.result = filtered.result;
+        this.approvals?.listed(filtered.result);
         if (filtered.drifted.length > 0) this.shared.drifted(this.route, filtered.drifted);
       } else if (isInputRequired(out.result)) {
         const asked = unrelayedInput(out.result);
@@ -710,6 +755,7 @@ export class RelayConnection {
 
   private async end(): Promise<void> {
     this.closed = true;
+    this.approvals?.close();
     const why = this.shared.stopping() ? 'session-ended' : 'server-gone';
     for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', why);
     this.channel.destroy();

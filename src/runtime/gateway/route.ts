@@ -10,6 +10,7 @@ import type { CallerThread } from './call-record.js';
 import type { ServerAccess } from './method-rules.js';
 import type { ToolGate } from './tool-filter.js';
 import type { ServerLease } from '../../config/snapshot/types.js';
+import type { RouteApprovals } from './call-approvals.js';
 
 /** The role a thread runs, as the model wire attributed it: null when it could not. */
 export interface ThreadAttribution {
@@ -44,6 +45,8 @@ export interface Route {
   readonly threads?: ThreadGate;
   /** The pin's lease: the server starts on first use (absent: with its first connection). */
   readonly lease?: ServerLease;
+  /** Its tools' approval modes, where the gateway asks instead of Codex (see `call-approvals`). */
+  readonly approvals?: RouteApprovals;
 }
 
 /**

@@ -6,6 +6,8 @@
  * the process's gateway tokens. The servers themselves are started by the hub with the
  * credentials; Codex never holds one.
  */
+import { gatewayAsks } from './call-approvals.js';
+import type { CallAsker } from './held-calls.js';
 import type { MeshLaunch, RenderedHome } from '../../config/compile/types.js';
 import type { Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { diagnostic } from '../../foundation/diagnostics/diagnostic.js';
@@ -97,6 +99,8 @@ export interface SessionGatewayOptions {
   readonly budget?: Pick<GatewayHubOptions, 'budget' | 'memoryMb'> & {
     readonly onRefusal?: (refusal: BudgetRefusal, process: string, role: string) => void;
   };
+  /** The session's approval queue, for processes whose calls the gateway asks about. */
+  readonly asker?: CallAsker;
 }
 
 /** One process's `mmo_mesh` as the gateway serves it. */
@@ -118,6 +122,11 @@ export interface ProcessLaunchInput {
   readonly env: Readonly<Record<string, string>>;
   /** Codex's working directory: where a stdio server without `cwd` starts. */
   readonly cwd: string;
+  /**
+   * The gateway asks about the process's tool calls, as the calling role, where Codex would have
+   * (an interactive root, whose own prompt names no role); needs `asker`.
+   */
+  readonly askApprovals?: boolean;
 }
 
 export interface ProcessLaunch {
@@ -202,6 +211,7 @@ export class SessionGateway {
       onBudgetRefusal: (refusal: BudgetRefusal, route: Route) => {
         options.budget?.onRefusal?.(refusal, route.process, route.role);
       },
+      ...(options.asker !== undefined ? { asker: options.asker } : {}),
     });
     return new SessionGateway(options, hub);
   }
@@ -252,6 +262,10 @@ export class SessionGateway {
     const grants = plan.roles[input.process.root]?.grants ?? {};
     const names = relayTokenNames(target);
     const tokens: string[] = [];
+    const asked =
+      input.askApprovals === true && this.options.asker !== undefined
+        ? gatewayAsks(input.rendered, servers)
+        : { rendered: input.rendered, approvals: {} };
     servers.forEach((server, index) => {
       const defined = snapshot.servers[server] ?? plan.servers[server];
       if (defined === undefined) return;
@@ -309,6 +323,7 @@ export class SessionGateway {
             ? { threads: { roleOf: roleOfThread, roles, differs, everyRole } }
             : {}),
           ...(lease !== undefined ? { lease } : {}),
+          ...(asked.approvals[server] !== undefined ? { approvals: asked.approvals[server] } : {}),
         },
         // a server the root role uses is started at once, unless leased: Codex will ask for it
         { prestart: grant !== undefined && lease === undefined },
@@ -317,7 +332,7 @@ export class SessionGateway {
       if (name !== undefined) env[name] = token;
       tokens.push(token);
     });
-    return { rendered: relayHome(input.rendered, target), env, tokens };
+    return { rendered: relayHome(asked.rendered, target), env, tokens };
   }
 
   /**

@@ -29,8 +29,11 @@ export interface PendingApproval {
 
 export type ApprovalDecision = 'approve' | 'deny';
 
-/** How an answer came: a person at a terminal, the TUI, the timeout, or the session ending. */
-export type AnswerChannel = 'cli' | 'tui' | 'timeout' | 'session-ended';
+/**
+ * How an answer came: a person at a terminal, the TUI, the timeout, the session ending, or the
+ * request withdrawn (the call it was for was cancelled, or its connection ended).
+ */
+export type AnswerChannel = 'cli' | 'tui' | 'timeout' | 'session-ended' | 'withdrawn';
 
 export interface ApprovalAnswer {
   readonly id: string;

@@ -22,7 +22,7 @@ import type { Route } from '../../../src/runtime/gateway/relay-connection.js';
 import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
 import type { ServerDefinition } from '../../../src/config/registry/types.js';
 import { tmpDir } from '../../support/tmp.js';
-import { ECHO_SERVER } from '../../support/world.js';
+import { ECHO_SERVER, waitFor } from '../../support/world.js';
 
 const CANARY = 'per-request-canary-5c1d';
 const V2026 = '2026-07-28';
@@ -294,8 +294,13 @@ describe('the HTTP front toward MCP 2026-07-28 clients', () => {
     await client.close();
     expect(failed).toContain('2026-07-28');
     expect(failed).toContain('2025-11-25');
-    const records = (await readCalls(root)).calls.filter((c) => c.tool === 'ask');
-    expect(records.some((c) => c.outcome === 'error' && c.reason === 'input-required')).toBe(true);
+    // the record is appended as the answer goes out: looked for until it is there
+    const recorded = async (): Promise<boolean> =>
+      (await readCalls(root)).calls.some(
+        (c) => c.tool === 'ask' && c.outcome === 'error' && c.reason === 'input-required',
+      );
+    await waitFor(recorded, 10_000);
+    expect(await recorded()).toBe(true);
   });
 
   it('validates Mcp-Param headers against the arguments of a tool that declares them', async () => {

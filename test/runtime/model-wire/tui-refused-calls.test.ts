@@ -4,7 +4,7 @@
  * `guarded.write`, a tool of its process whose every call Codex asks about; the wire turns the
  * call away in the model's stream, so the scout's model reads the refusal, no prompt appears, the
  * server never sees the call and `session calls` records it as the scout's. The lead's own call
- * of the same tool (granted to it) is asked about as before — the prompt the scout never got.
+ * of the same tool (granted to it) is asked about, as the lead's — the prompt the scout never got.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -47,7 +47,7 @@ function script(request: ModelRequest): ScriptedItem[] {
       .agent_id;
     return [call('multi_agent_v1', 'wait_agent', { targets: [id ?? ''], timeout_ms: 120_000 })];
   }
-  // the lead's own call of the tool, granted to it: Codex asks the person
+  // the lead's own call of the tool, granted to it: the person is asked
   if (step === 2) return [call('mcp__guarded', 'write', { text: 'lead-writes' })];
   return [{ type: 'message', text: 'LEAD-DONE' }];
 }
@@ -93,7 +93,11 @@ describe('a native role outside its grant in the TUI', () => {
         answerTrust();
         if (tui.child.exitCode !== null) throw new Error('the TUI ended');
         scoutRequests = scripted.model.requests.filter(isScout).length;
-        return /Allow.{0,60}guarded/.test(compact(tui.text()));
+        return compact(tui.text()).includes(
+          compact(
+            "codex-mmo approval a1: role lead (in the session's root Codex) asks to call tool 'write' of MCP server 'guarded'.",
+          ),
+        );
       }, 240_000).catch((error: unknown) => {
         throw new Error(`${String(error)}; the screen:\n${tui.text().slice(-4000)}`);
       });
