@@ -59,6 +59,7 @@ import {
   type WireProcess,
 } from '../../config/compile/role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
+import { narrowDeferredTools } from './deferred-tools.js';
 import { additionalTools, callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
 import {
   callFilter,
@@ -386,6 +387,14 @@ export class ModelWire {
       role !== undefined && reachesResources(process.wire, role),
       this.options.codex ?? NEWEST_CODEX,
     );
+    // in code mode the servers are named in a developer text instead
+    const deferred = narrowDeferredTools(
+      body.input,
+      role,
+      process.wire.servers,
+      this.options.codex ?? NEWEST_CODEX,
+    );
+    const removed = [...new Set([...filtered.removed, ...deferred.removed])];
     const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);
     const offered = describeMeshFor(agentTypes.tools, role);
     const thread = identity.threadId ?? null;
@@ -414,7 +423,7 @@ export class ModelWire {
         role: null,
         event: 'unattributed',
         reason: attribution.reason,
-        removed: filtered.removed,
+        removed,
       });
     } else if (first) {
       this.record({
@@ -423,7 +432,7 @@ export class ModelWire {
         ...parent,
         role: entry.role,
         event: 'thread',
-        removed: filtered.removed,
+        removed,
         offered: filtered.kept,
         ...(agentTypes.dropped.length > 0 ? { agent_types_removed: agentTypes.dropped } : {}),
         ...(filtered.functionsRemoved.length > 0
@@ -432,7 +441,11 @@ export class ModelWire {
       });
     }
     const out = Buffer.from(
-      JSON.stringify(Array.isArray(body.tools) ? { ...body, tools: offered } : body),
+      JSON.stringify({
+        ...body,
+        ...(Array.isArray(body.tools) ? { tools: offered } : {}),
+        ...(deferred.removed.length > 0 ? { input: deferred.input } : {}),
+      }),
       'utf8',
     );
     // a call to a tool the process has but the thread was not offered never reaches Codex as one

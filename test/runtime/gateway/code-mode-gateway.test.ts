@@ -2,7 +2,8 @@
  * Codex's code mode (catalog models marked `code_mode_only`, here `gpt-5.6-sol` against the
  * scripted provider) with real Codex in a real `exec` session: requests carry no `tools`, only an
  * `additional_tools` item whose `exec` runs JavaScript that calls every tool of the process. The
- * lead's JavaScript call of its granted tool reaches the server; its native `scout`'s JavaScript
+ * wire names to each role only the servers it was granted (Codex 0.171 names them in a developer
+ * text). The lead's JavaScript call of its granted tool reaches the server; its native `scout`'s JavaScript
  * call of a tool granted only to the lead is refused by the gateway by its thread, never reaches
  * the server, and is recorded as the scout's; the functions code mode offers directly (spawning,
  * waiting) are not recorded as refused.
@@ -71,9 +72,9 @@ const scripted = useScriptedSession(
       echoServer('notes', {
         tools: 'list,add',
         args: ['--call-log', join(root, 'notes-calls.jsonl')],
-      }),
+      }) + echoServer('other', { tools: 'ping' }),
     profile: profileToml('code-mode', 'lead', {
-      lead: { natives: ['scout'], grants: { notes: {} } },
+      lead: { natives: ['scout'], grants: { notes: {}, other: {} } },
       scout: { grants: { notes: { tools: ['list'] } } },
     }),
   },
@@ -91,7 +92,22 @@ beforeAll(async () => {
   result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'GO']);
 }, 240_000);
 
+/** The developer texts of a request, as the provider got them. */
+const developerText = (request: ModelRequest): string => request.developerTexts.join('\n');
+
 describe("Codex's code mode through the gateway", () => {
+  it('names to each role only the servers it was granted', () => {
+    const lead = scripted.model.requests.filter((r) => !isScout(r));
+    const scout = scripted.model.requests.filter(isScout);
+    expect(scout.length).toBeGreaterThan(0);
+    for (const request of scout) expect(developerText(request)).not.toContain('mcp__other');
+    // Codex 0.171 names the deferred servers in a developer text; 0.149 names none
+    if (lead.some((r) => developerText(r).includes('Deferred tool namespaces:'))) {
+      expect(developerText(lead[0]!)).toContain('- mcp__other');
+      expect(scout.some((r) => developerText(r).includes('- mcp__notes'))).toBe(true);
+    }
+  });
+
   it('sends no tools array: the model reaches tools through exec', () => {
     expect(scripted.model.errors).toEqual([]);
     expect(result.code, result.stderr).toBe(0);
