@@ -16,6 +16,7 @@ import type { ServerNotification } from '../../runtime/codex/app-server-protocol
 import type { ServerFailure } from '../../runtime/gateway/server-failure.js';
 import type { DriftReport } from '../../runtime/gateway/gateway-hub.js';
 import type { CallAsker } from '../../runtime/gateway/held-calls.js';
+import { codexAsks } from '../../runtime/gateway/call-approvals.js';
 import {
   SessionGateway,
   driftDiagnostic,
@@ -97,7 +98,9 @@ function rootThroughGateway(
     rendered: plan.rendered,
     env: plan.env,
     cwd: plan.cwd,
-    askApprovals: plan.record.mode === 'run',
+    // where Codex would ask at all: else it answers the gateway's prompts by itself
+    askApprovals:
+      plan.record.mode === 'run' && codexAsks(plan.rendered.files.get('config.toml'), plan.args),
   });
 }
 

@@ -71,6 +71,31 @@ export function gatewayAsks(
   return { rendered: { ...rendered, files }, approvals };
 }
 
+/** Flags of `codex` that make it ask about nothing, or set its approval policy itself. */
+const OWN_POLICY_FLAGS = new Set(['--dangerously-bypass-approvals-and-sandbox', '--yolo']);
+
+/**
+ * Whether Codex, as configured (`config.toml`'s text) and started (`args`), asks a person about
+ * tool calls at all. Not when its approval policy is `never`, nor when the command line bypasses
+ * approvals or sets the policy (`-a`, `--ask-for-approval`, `-c approval_policy=…`): Codex then
+ * answers a prompt by itself, so the gateway leaves the asking to Codex's own rules.
+ */
+export function codexAsks(configText: string | undefined, args: readonly string[]): boolean {
+  const config = configText === undefined ? {} : (parse(configText) as TomlTable);
+  if (config.approval_policy === 'never') return false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? '';
+    if (OWN_POLICY_FLAGS.has(arg)) return false;
+    if (arg === '-a' || arg === '--ask-for-approval' || arg.startsWith('--ask-for-approval=')) {
+      return false;
+    }
+    const value = arg === '-c' || arg === '--config' ? args[i + 1] : undefined;
+    const inline = arg.startsWith('--config=') ? arg.slice('--config='.length) : value;
+    if (inline?.trim().startsWith('approval_policy') === true) return false;
+  }
+  return true;
+}
+
 /** A tool's MCP annotations, as its server listed them (absent: none). */
 export interface ToolHints {
   readonly readOnlyHint?: unknown;
@@ -88,7 +113,10 @@ export function asksApproval(
   tool: string,
   hints: ToolHints | undefined,
 ): boolean {
-  const mode = approvals.tools[tool] ?? approvals.defaultMode;
+  // an own entry only: a tool named `toString` or `constructor` finds no object property here
+  const mode = Object.hasOwn(approvals.tools, tool)
+    ? (approvals.tools[tool] ?? approvals.defaultMode)
+    : approvals.defaultMode;
   if (mode === 'prompt') return true;
   if (mode === 'approve') return false;
   const { readOnlyHint, destructiveHint } = hints ?? {};

@@ -38,8 +38,8 @@ export interface CallAsker {
 export interface HeldCallHost {
   /** Writes a message to Codex. */
   toCodex(message: JSONRPCMessage): void;
-  /** Sends the call on to the server. */
-  release(out: JSONRPCMessage): void;
+  /** Sends the call on to the server, checked again: a tool may have drifted meanwhile. */
+  release(id: Id, out: JSONRPCMessage): void;
   /** Answers the call as a tool error and records it refused. */
   refuse(id: Id, text: string, reason: CallReason): void;
 }
@@ -70,6 +70,11 @@ export class HeldCalls {
       if (!isObject(tool) || typeof tool.name !== 'string') continue;
       this.hints.set(tool.name, isObject(tool.annotations) ? tool.annotations : {});
     }
+  }
+
+  /** Whether a call with request id `id` is waiting for its answer. */
+  holds(id: Id): boolean {
+    return this.waiting.has(id);
   }
 
   /** Whether a call of `tool` waits for a person. */
@@ -107,7 +112,7 @@ export class HeldCalls {
       // a call taken back has its end already (cancelled, or nobody left to answer)
       if (given.how === 'withdrawn') return;
       if (given.decision === 'approve') {
-        this.host.release(out);
+        this.host.release(id, out);
         return;
       }
       const code = denialReason(given.how);

@@ -103,6 +103,13 @@ interface PendingCall {
 
 const NO_CALLER: CallerThread = { thread: null, parent_thread: null };
 
+/** A held call's arguments as the person reads them: the masked preview, and its whole size. */
+function shownArguments(args: ArgumentsSummary): string {
+  return args.size > args.preview.length
+    ? `${args.preview} (${String(args.size)} bytes in all)`
+    : args.preview;
+}
+
 /** `; its stderr ended with: …` (the last lines, unmasked: the caller masks), or nothing. */
 function stderrTail(upstream: Upstream): string {
   const lines = stderrLines(upstream.stderrText());
@@ -155,8 +162,8 @@ export class RelayConnection {
             toCodex: (message) => {
               if (!this.closed) this.write(message);
             },
-            release: (out) => {
-              if (!this.closed) this.forward(out);
+            release: (id, out) => {
+              if (!this.closed) this.releaseApproved(id, out);
             },
             refuse: (id, text, reason) => {
               if (!this.closed) this.refuse(id, true, { text, outcome: 'denied', code: reason });
@@ -298,6 +305,11 @@ export class RelayConnection {
       return;
     }
     const message = readClientMessage(value);
+    if (message.kind === 'request' && this.approvals?.holds(message.id) === true) {
+      // an id still waiting for its approval is not taken twice
+      this.write(rpcRefusal(message.id, 'a request with this id is waiting for approval'));
+      return;
+    }
     const admitted = this.admit(message);
     const out = admitted ? rebuild(message) : undefined;
     if (out === undefined) return;
@@ -311,8 +323,23 @@ export class RelayConnection {
         ...(call.caller.thread !== null ? { thread: call.caller.thread } : {}),
         server: this.route.server,
         tool: call.tool,
-        arguments: call.args.preview,
+        arguments: shownArguments(call.args),
       });
+      return;
+    }
+    this.forward(out);
+  }
+
+  /**
+   * An approved call goes on, checked again as it is now: a tool that drifted, a grant gone or a
+   * session ending since it was held refuses it all the same.
+   */
+  private releaseApproved(id: Id, out: JSONRPCMessage): void {
+    const params = (out as { params?: unknown }).params;
+    const { decision } = this.decide('tools/call', params);
+    if (decision.decline !== undefined) {
+      this.refuse(id, true, decision.decline);
+      this.finishCall(id, decision.decline.outcome, decision.decline.code);
       return;
     }
     this.forward(out);

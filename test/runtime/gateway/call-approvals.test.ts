@@ -11,6 +11,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 import {
   asksApproval,
+  codexAsks,
   gatewayAsks,
   heldCallPrompt,
   heldCallRefusal,
@@ -55,6 +56,26 @@ describe('which calls are asked about', () => {
     expect(asksApproval(modes('auto'), 'x', {})).toBe(true);
     // a tool's own mode wins over the default
     expect(asksApproval(modes('prompt'), 'pinned', undefined)).toBe(false);
+    // a tool named like a property of every object has no mode of its own
+    for (const tool of ['toString', 'constructor', 'valueOf', '__proto__', 'hasOwnProperty']) {
+      expect(asksApproval(modes('prompt'), tool, readOnly), tool).toBe(true);
+    }
+  });
+
+  it('leaves the asking to Codex where Codex asks about nothing or sets its policy itself', () => {
+    expect(codexAsks('approval_policy = "on-request"\n', ['GO'])).toBe(true);
+    expect(codexAsks(undefined, ['-m', 'gpt', 'GO'])).toBe(true);
+    expect(codexAsks('approval_policy = "never"\n', [])).toBe(false);
+    for (const args of [
+      ['--dangerously-bypass-approvals-and-sandbox', 'GO'],
+      ['--yolo'],
+      ['-a', 'never'],
+      ['--ask-for-approval=untrusted'],
+      ['-c', 'approval_policy="never"'],
+      ['--config=approval_policy="on-request"'],
+    ]) {
+      expect(codexAsks(undefined, args), args.join(' ')).toBe(false);
+    }
   });
 
   it("takes the modes out of Codex's config and role files, leaving every one approve", () => {
@@ -161,7 +182,7 @@ function host() {
     refused,
     host: {
       toCodex: (m: JSONRPCMessage) => toCodex.push(m),
-      release: (m: JSONRPCMessage) => released.push(m),
+      release: (_id: unknown, m: JSONRPCMessage) => released.push(m),
       refuse: (id: unknown, text: string, reason: string) => refused.push([id, text, reason]),
     },
   };

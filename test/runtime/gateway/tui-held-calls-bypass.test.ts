@@ -1,0 +1,92 @@
+/**
+ * An interactive `run` whose root Codex is told on its command line to ask about nothing
+ * (`--dangerously-bypass-approvals-and-sandbox`) answers an MCP prompt by itself, so the gateway
+ * leaves the asking to Codex's own rules there: the call of a `prompt` tool goes as Codex decides
+ * with that flag (it runs, as in plain Codex), and no answer is ever recorded as a person's.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+import { describe, expect, it } from 'vitest';
+
+import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { folderTrustAnswerer, startTui } from '../../support/tui.js';
+import {
+  CLI,
+  echoServer,
+  profileToml,
+  runInWorld,
+  waitFor,
+  withDirArgs,
+} from '../../support/world.js';
+
+function script(request: ModelRequest): ScriptedItem[] {
+  if (request.toolOutputs.length === 0) {
+    return [
+      {
+        type: 'function_call',
+        namespace: 'mcp__guarded',
+        name: 'write',
+        arguments: { text: 'lead-writes' },
+      },
+    ];
+  }
+  return [{ type: 'message', text: `LEAD-READ ${request.toolOutputs.at(-1)?.output ?? ''}` }];
+}
+
+const scripted = useScriptedSession(
+  {
+    registry: (root) =>
+      echoServer('guarded', {
+        tools: 'write!',
+        approval: 'prompt',
+        args: ['--call-log', join(root, 'guarded-calls.jsonl')],
+      }),
+    profile: profileToml('tui-bypass', 'lead', { lead: { grants: { guarded: {} } } }),
+  },
+  script,
+);
+
+describe('a root Codex told to ask about nothing', () => {
+  it("keeps its own rules, and no answer is recorded as a person's", async () => {
+    const w = scripted.world;
+    const before = scripted.model.requests.length;
+    const tui = startTui(
+      process.execPath,
+      [
+        CLI,
+        ...withDirArgs(w, [
+          'run',
+          w.packDir,
+          '--',
+          '--dangerously-bypass-approvals-and-sandbox',
+          'GO',
+        ]),
+      ],
+      { cwd: w.workDir, env: w.env, cols: 160, rows: 50 },
+    );
+    try {
+      const answerTrust = folderTrustAnswerer(tui, () => scripted.model.requests.length > before);
+      // nobody types anything but the folder's answer
+      await waitFor(() => {
+        answerTrust();
+        if (tui.child.exitCode !== null) throw new Error(`the TUI ended:\n${tui.text()}`);
+        return scripted.model.requests.some((r) => r.toolOutputs.length === 1);
+      }, 180_000);
+      const id = /codex-mmo: session (\S+)/.exec(tui.text())?.[1] ?? '';
+      const reached = await readFile(join(w.root, 'guarded-calls.jsonl'), 'utf8').catch(() => '');
+      expect(reached).toContain('lead-writes');
+      const records = await readFile(
+        join(w.stateDir, 'sessions', id, 'approvals.jsonl'),
+        'utf8',
+      ).catch(() => '');
+      expect(records).not.toContain('"answered"');
+      expect(records).not.toContain('"tui"');
+      await runInWorld(w, ['session', 'stop', id]);
+    } finally {
+      tui.child.kill('SIGKILL');
+      await tui.exited;
+    }
+  }, 300_000);
+});
