@@ -32,7 +32,7 @@ function input(text: string): unknown[] {
 }
 
 const textOf = (out: unknown): string =>
-  ((out as { content: { text: string }[] }[])[1]?.content[0]?.text ?? '');
+  (out as { content: { text: string }[] }[])[1]?.content[0]?.text ?? '';
 
 describe('deferred MCP namespaces in code mode', () => {
   for (const codex of CODEX_VERSIONS) {
