@@ -238,6 +238,9 @@ export class HttpFront {
     }
     const sessionId = req.headers['mcp-session-id'];
     const session = typeof sessionId === 'string' ? this.sessions.get(sessionId) : undefined;
+    // a known token: not an idle connection while the kernel is asked who holds it (a flood of
+    // idle ones must not close it meanwhile); one the check refuses is closed after its answer
+    this.limits.authenticated(req.socket);
     const peer = await this.peerOf(req.socket, route, req.method);
     if (peer.kind === 'gone') {
       // its sender already closed the connection (Codex exiting: its last DELETE, or a request
@@ -247,11 +250,11 @@ export class HttpFront {
     }
     const stamp = peer.kind === 'process' ? peer.process : undefined;
     if (!this.options.admitPeer(route.process, stamp)) {
+      res.once('finish', () => req.socket.destroy());
       this.refuse(res, route, 'wrong-process');
       return;
     }
     // the connection of a route's own Codex process: kept as long as that process keeps it
-    this.limits.authenticated(req.socket);
     if (typeof sessionId === 'string') {
       if (session?.key !== keyOf(route)) {
         // a session of this route that ended (its server went away) is told apart from a forged id
