@@ -243,7 +243,7 @@ instructions = "Worker."
         `  ${label.padEnd(58)} median ${ms(median(values)).padStart(7)}  (min ${ms(Math.min(...values))})`,
       );
     console.log(
-      `exec overhead (${PAIRS} rounds after ${WARMUP} warm-up rounds; scripted model, one stdio MCP server + mmo_mesh; Node ${process.version})`,
+      `exec overhead (${PAIRS} rounds after ${WARMUP} warm-up rounds; scripted model, ${SERVERS === 1 ? 'one stdio MCP server' : `${SERVERS} stdio MCP servers`}${process.env.BENCH_SERVER === 'python' ? ' (Python)' : ''} + mmo_mesh; Node ${process.version})`,
     );
     console.log(`  load average before ${loadBefore}, after ${load()} (${cpus().length} CPUs)`);
     row('plain codex exec, fresh copy of its hand-written home', times.fresh);
