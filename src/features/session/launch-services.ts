@@ -74,6 +74,7 @@ function osUser(): string {
 /** The session's queue as the gateway asks it; an answer at the TUI is the session user's. */
 function queueAsker(supervision: SessionSupervision): CallAsker {
   return {
+    timeoutSec: supervision.queue.timeoutSec,
     open: (what) => supervision.queue.open(what),
     answerFromTui: (id, decision) => {
       supervision.queue.answer(id, decision, osUser(), 'tui');

@@ -31,15 +31,20 @@ export interface RouteApprovals {
   readonly tools: Readonly<Record<string, ApprovalMode>>;
 }
 
+/** Codex's `tool_timeout_sec` where a server sets none (both supported versions). */
+export const CODEX_TOOL_TIMEOUT_SEC = 300;
+
 /**
  * Takes Codex's asking about `servers`' tools into the gateway: their approval modes in the
  * rendered config, by server, and the config with every one of them `approve` (Codex asks about
- * none). Role files are set the same way, though Codex takes a native role's modes from the
- * process's config. The caller must hold every call the modes would have asked about.
+ * none), their tool timeouts longer by `waitSec` (the longest a held call waits for its answer).
+ * Role files are set the same way, though Codex takes a native role's modes from the process's
+ * config. The caller must hold every call the modes would have asked about.
  */
 export function gatewayAsks(
   rendered: RenderedHome,
   servers: readonly string[],
+  waitSec: number,
 ): { rendered: RenderedHome; approvals: Readonly<Record<string, RouteApprovals>> } {
   const approvals: Record<string, RouteApprovals> = {};
   const files = new Map<string, string>();
@@ -64,6 +69,12 @@ export function gatewayAsks(
         ? table.default_tools_approval_mode
         : 'auto';
       table.default_tools_approval_mode = 'approve';
+      // Codex times a call from when it sends it: a held call waits for a person first
+      const toolSec =
+        typeof table.tool_timeout_sec === 'number'
+          ? table.tool_timeout_sec
+          : CODEX_TOOL_TIMEOUT_SEC;
+      table.tool_timeout_sec = toolSec + waitSec;
       if (name === 'config.toml') approvals[server] = { defaultMode, tools };
     }
     files.set(name, stringify(config));

@@ -27,6 +27,8 @@ import { isObject, type Id } from './relay-messages.js';
 
 /** The session's approval queue, as the gateway uses it. */
 export interface CallAsker {
+  /** The longest a request waits for its answer (seconds). */
+  readonly timeoutSec: number;
   open(what: ApprovalAsk): { request: PendingApproval; answer: Promise<ApprovalAnswer> };
   /** The person's answer at the TUI (the queue keeps the first answer of all). */
   answerFromTui(id: string, decision: ApprovalDecision): void;

@@ -264,7 +264,7 @@ export class SessionGateway {
     const tokens: string[] = [];
     const asked =
       input.askApprovals === true && this.options.asker !== undefined
-        ? gatewayAsks(input.rendered, servers)
+        ? gatewayAsks(input.rendered, servers, this.options.asker.timeoutSec)
         : { rendered: input.rendered, approvals: {} };
     servers.forEach((server, index) => {
       const defined = snapshot.servers[server] ?? plan.servers[server];

@@ -93,6 +93,7 @@ default_tools_approval_mode = "approve"
 [mcp_servers.other]
 url = "http://127.0.0.1:1/mcp"
 default_tools_approval_mode = "writes"
+tool_timeout_sec = 60
 `;
     const rendered = {
       files: new Map([
@@ -101,19 +102,28 @@ default_tools_approval_mode = "writes"
         ['AGENTS.md', 'text'],
       ]),
     };
-    const taken = gatewayAsks(rendered as never, ['fs']);
+    const taken = gatewayAsks(rendered as never, ['fs'], 900);
     expect(taken.approvals).toEqual({
       fs: { defaultMode: 'prompt', tools: { read_file: 'approve' } },
     });
     const out = parse(taken.rendered.files.get('config.toml') ?? '') as {
       mcp_servers: Record<string, Record<string, unknown>>;
     };
+    // Codex's time for the call starts before the person answers: the wait is added to it
     expect(out.mcp_servers.fs).toMatchObject({
       default_tools_approval_mode: 'approve',
+      tool_timeout_sec: 300 + 900,
       tools: { read_file: { approval_mode: 'approve' } },
     });
     // servers the gateway does not ask about keep their modes
-    expect(out.mcp_servers.other?.default_tools_approval_mode).toBe('writes');
+    expect(out.mcp_servers.other).toMatchObject({
+      default_tools_approval_mode: 'writes',
+      tool_timeout_sec: 60,
+    });
+    const own = gatewayAsks(rendered as never, ['other'], 120);
+    expect(
+      (parse(own.rendered.files.get('config.toml') ?? '') as typeof out).mcp_servers.other,
+    ).toMatchObject({ tool_timeout_sec: 180 });
     expect(taken.rendered.files.get('agents/scout.toml')).toContain('"approve"');
     expect(taken.rendered.files.get('AGENTS.md')).toBe('text');
   });
@@ -152,6 +162,7 @@ function fakeQueue() {
     });
   };
   const asker = {
+    timeoutSec: 900,
     open: (what: ApprovalAsk) => {
       asked.push(what);
       return {

@@ -126,6 +126,7 @@ beforeAll(async () => {
   root = await tmpDir('gw-held-');
   queue = new ApprovalQueue({ session: 'S', timeoutSec: 600 });
   const asker: CallAsker = {
+    timeoutSec: 600,
     open: (what) => queue.open(what),
     answerFromTui: (id, decision) => void queue.answer(id, decision, 'me', 'tui'),
     withdraw: (id, reason) => void queue.answer(id, 'deny', 'supervisor', 'withdrawn', reason),
