@@ -22,7 +22,8 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 import { stringify } from 'smol-toml';
 
@@ -67,19 +68,43 @@ const quantile = (values, q) => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 };
 const ms = (value) => `${value.toFixed(0)} ms`;
-const { descendants, treeResidentMb } = await import(dist('foundation/process/process-tree.js'));
+const { descendants } = await import(dist('foundation/process/process-tree.js'));
+
+// the sampler walks /proc every 250 ms in a thread of its own: on this thread it would take
+// turns from the session's supervisor (the broker and gateway run here), and from it alone
+const SAMPLER = `
+const { parentPort, workerData } = require('node:worker_threads');
+let peak = 0;
+let sample;
+parentPort.on('message', () => {
+  parentPort.postMessage(sample === undefined ? peak : Math.max(peak, sample()));
+});
+import(workerData.module).then(({ treeResidentMb }) => {
+  sample = () => treeResidentMb(workerData.pid);
+  const tick = () => {
+    peak = Math.max(peak, sample());
+    setTimeout(tick, 250).unref();
+  };
+  tick();
+});
+`;
 
 /** `promise`'s value and the peak resident memory of this process's tree while it ran (MB). */
 async function peakDuring(promise) {
-  let peak = treeResidentMb(process.pid);
-  const timer = setInterval(() => {
-    peak = Math.max(peak, treeResidentMb(process.pid));
-  }, 250);
+  const worker = new Worker(SAMPLER, {
+    eval: true,
+    workerData: {
+      module: pathToFileURL(dist('foundation/process/process-tree.js')).href,
+      pid: process.pid,
+    },
+  });
   try {
     const value = await promise;
-    return { value, peak: Math.max(peak, treeResidentMb(process.pid)) };
+    const peaked = new Promise((resolve) => worker.once('message', resolve));
+    worker.postMessage('stop');
+    return { value, peak: await peaked };
   } finally {
-    clearInterval(timer);
+    await worker.terminate();
   }
 }
 

@@ -91,6 +91,8 @@ interface TcpTables {
   readonly v4: readonly TcpEntry[];
   /** Read only when an entry was not in `v4`. */
   v6?: readonly TcpEntry[];
+  /** The processes to look through, as /proc listed them when first needed in this batch. */
+  processes?: readonly string[] | undefined;
 }
 
 /** What a look for a peer may take for granted, to look less. */
@@ -124,7 +126,7 @@ export class TcpPeerFinder {
       if (tables === undefined) return { kind: 'unknown' };
       const entry = this.entryIn(tables, clientPort);
       if (entry !== undefined) {
-        return ownerOf(`socket:[${String(entry.inode)}]`, hints.expect ?? []);
+        return ownerOf(`socket:[${String(entry.inode)}]`, hints.expect ?? [], tables);
       }
     }
     return { kind: 'gone' };
@@ -151,21 +153,32 @@ export class TcpPeerFinder {
   }
 }
 
-/** The process holding socket `link`: `expect` first, then our descendants, then all. */
-function ownerOf(link: string, expect: readonly number[]): TcpPeer {
+/** Every process, this process's descendants first (where a session's Codex runs). */
+function processesToSearch(): readonly string[] | undefined {
+  let all: string[];
+  try {
+    all = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  const first = descendants(process.pid).map(String);
+  const seen = new Set(first);
+  return [...first, ...all.filter((p) => !seen.has(p))];
+}
+
+/**
+ * The process holding socket `link`: `expect` first, then the processes of `tables`' batch (one
+ * walk of /proc for all the connections it answers).
+ */
+function ownerOf(link: string, expect: readonly number[], tables: TcpTables): TcpPeer {
   const stamped = (pid: number): TcpPeer => {
     const start = processStart(pid);
     return start === undefined ? { kind: 'gone' } : { kind: 'process', process: { pid, start } };
   };
   for (const pid of expect) if (holdsSocket(String(pid), link)) return stamped(pid);
-  let all: string[];
-  try {
-    all = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return { kind: 'unknown' };
-  }
-  const first = descendants(process.pid).map(String);
-  for (const pid of [...first, ...all.filter((p) => !first.includes(p))]) {
+  tables.processes ??= processesToSearch();
+  if (tables.processes === undefined) return { kind: 'unknown' };
+  for (const pid of tables.processes) {
     if (holdsSocket(pid, link)) return stamped(Number(pid));
   }
   return { kind: 'gone' };
