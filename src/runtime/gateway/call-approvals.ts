@@ -27,6 +27,11 @@ function isTable(value: unknown): value is TomlTable {
 export interface RouteApprovals {
   /** `default_tools_approval_mode` (Codex's default, `auto`, when the config names none). */
   readonly defaultMode: ApprovalMode;
+  /**
+   * The server's own `tool_timeout_sec` (Codex's default where it sets none): Codex's is longer by
+   * the approval wait, so the gateway times each call it sends on by this.
+   */
+  readonly toolTimeoutSec: number;
   /** `tools.<name>.approval_mode`, by tool. */
   readonly tools: Readonly<Record<string, ApprovalMode>>;
 }
@@ -75,7 +80,9 @@ export function gatewayAsks(
           ? table.tool_timeout_sec
           : CODEX_TOOL_TIMEOUT_SEC;
       table.tool_timeout_sec = toolSec + waitSec;
-      if (name === 'config.toml') approvals[server] = { defaultMode, tools };
+      if (name === 'config.toml') {
+        approvals[server] = { defaultMode, tools, toolTimeoutSec: toolSec };
+      }
     }
     files.set(name, stringify(config));
   }

@@ -143,6 +143,8 @@ export class RelayConnection {
   private reported = false;
   /** Calls held for a person's answer, where the route's calls are asked about here. */
   private readonly approvals: HeldCalls | undefined;
+  /** Calls sent on and timed here (`timeCall`), by request id. */
+  private readonly callTimers = new Map<Id, NodeJS.Timeout>();
 
   constructor(
     private readonly channel: CodexChannel,
@@ -331,6 +333,40 @@ export class RelayConnection {
   }
 
   /**
+   * Where Codex's own time for a call was lengthened by the approval wait (`RouteApprovals`), the
+   * call is timed here by the server's own `tool_timeout_sec`: one not answered by then is answered
+   * as an error, cancelled at the server and recorded.
+   */
+  private timeCall(out: JSONRPCMessage): void {
+    const limitSec = this.route.approvals?.toolTimeoutSec;
+    const m = out as Record<string, unknown>;
+    const id = idOf(m);
+    if (limitSec === undefined || id === undefined || m.method !== 'tools/call') return;
+    const timer = setTimeout(() => {
+      this.callTimers.delete(id);
+      if (this.closed || !this.calls.has(id)) return;
+      this.write({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32001,
+          message: `codex-mmo: server '${this.route.server}' did not answer the call within its tool_timeout_sec (${String(limitSec)} s)`,
+        },
+      });
+      void this.upstream?.transport
+        .send({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: id, reason: 'timed out' },
+        })
+        .catch(() => undefined);
+      this.finishCall(id, 'error', 'rpc-error');
+    }, limitSec * 1000);
+    timer.unref();
+    this.callTimers.set(id, timer);
+  }
+
+  /**
    * An approved call goes on, checked again as it is now: a tool that drifted, a grant gone or a
    * session ending since it was held refuses it all the same.
    */
@@ -347,6 +383,7 @@ export class RelayConnection {
 
   /** Sends an admitted message of Codex on: to the server, or held until it has started. */
   private forward(out: JSONRPCMessage): void {
+    this.timeCall(out);
     if (this.failure !== undefined) {
       this.answerFailed(out);
       return;
@@ -642,6 +679,11 @@ export class RelayConnection {
   }
 
   private finishCall(id: Id, outcome: CallOutcome, reason?: CallReason, masked?: AnswerMask): void {
+    const timer = this.callTimers.get(id);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.callTimers.delete(id);
+    }
     const call = this.calls.get(id);
     if (call === undefined) return;
     this.calls.delete(id);
@@ -783,6 +825,8 @@ export class RelayConnection {
   private async end(): Promise<void> {
     this.closed = true;
     this.approvals?.close();
+    for (const timer of this.callTimers.values()) clearTimeout(timer);
+    this.callTimers.clear();
     const why = this.shared.stopping() ? 'session-ended' : 'server-gone';
     for (const id of [...this.calls.keys()]) this.finishCall(id, 'error', why);
     this.channel.destroy();

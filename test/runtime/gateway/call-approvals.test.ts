@@ -41,6 +41,7 @@ describe('which calls are asked about', () => {
   const modes = (defaultMode: 'auto' | 'prompt' | 'writes' | 'approve') => ({
     defaultMode,
     tools: { pinned: 'approve' as const },
+    toolTimeoutSec: 300,
   });
 
   it('follows the mode, then the annotations, asking where they are not known', () => {
@@ -104,7 +105,7 @@ tool_timeout_sec = 60
     };
     const taken = gatewayAsks(rendered as never, ['fs'], 900);
     expect(taken.approvals).toEqual({
-      fs: { defaultMode: 'prompt', tools: { read_file: 'approve' } },
+      fs: { defaultMode: 'prompt', tools: { read_file: 'approve' }, toolTimeoutSec: 300 },
     });
     const out = parse(taken.rendered.files.get('config.toml') ?? '') as {
       mcp_servers: Record<string, Record<string, unknown>>;
@@ -219,7 +220,7 @@ describe('held calls', () => {
   it('prompts under an id of its own, takes only that answer, and releases an approved call', async () => {
     const queue = fakeQueue();
     const out = host();
-    const held = new HeldCalls({ defaultMode: 'writes', tools: {} }, queue.asker, out.host);
+    const held = new HeldCalls({ defaultMode: 'writes', tools: {}, toolTimeoutSec: 300 }, queue.asker, out.host);
     held.listed({ tools: [{ name: 'read_file', annotations: { readOnlyHint: true } }] });
     expect(held.asks('read_file')).toBe(false);
     expect(held.asks('write_file')).toBe(true);
@@ -240,7 +241,7 @@ describe('held calls', () => {
   it('withdraws its prompt when answered elsewhere, and refuses a denied call with the reason', async () => {
     const queue = fakeQueue();
     const out = host();
-    const held = new HeldCalls({ defaultMode: 'prompt', tools: {} }, queue.asker, out.host);
+    const held = new HeldCalls({ defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 }, queue.asker, out.host);
     held.hold(5, CALL, ASK);
     const prompt = out.toCodex[0] as { id: string };
     queue.answer('deny', 'cli', 'not now');
@@ -261,7 +262,7 @@ describe('held calls', () => {
   it('leaves a cancelled prompt waiting, and takes back the request of a cancelled call', async () => {
     const queue = fakeQueue();
     const out = host();
-    const held = new HeldCalls({ defaultMode: 'prompt', tools: {} }, queue.asker, out.host);
+    const held = new HeldCalls({ defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 }, queue.asker, out.host);
     held.hold(5, CALL, ASK);
     const prompt = out.toCodex[0] as { id: string };
     expect(held.answered(prompt.id, { result: { action: 'cancel' } })).toBe(true);

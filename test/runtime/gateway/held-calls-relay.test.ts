@@ -54,7 +54,7 @@ function route(server: string, tools: string[], args?: string[]): Route {
       credentials,
     },
     // as gatewayAsks renders it for a server with default_tools_approval_mode = "prompt"
-    approvals: { defaultMode: 'prompt', tools: {} },
+    approvals: { defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 },
   };
 }
 
@@ -276,6 +276,56 @@ describe('held calls at the relay', () => {
     } finally {
       a.close();
       b?.close();
+    }
+  }, 60_000);
+
+  it("times a call by the server's own tool timeout from when it goes on, the wait for a person not counted", async () => {
+    const timed = (): Route => {
+      const r = route(
+        'timed',
+        ['note', 'hang'],
+        [
+          ECHO_SERVER,
+          '--tools',
+          'note,hang',
+          '--hang-on',
+          'hang',
+          '--call-log',
+          join(root, 'timed.jsonl'),
+        ],
+      );
+      return {
+        ...r,
+        approvals: { defaultMode: 'prompt', tools: { hang: 'approve' }, toolTimeoutSec: 1 },
+      };
+    };
+    const client = connect('timed', hub.addRoute(timed()));
+    try {
+      await client.request(1, 'initialize', INIT);
+      client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await client.request(2, 'tools/list');
+      // held for longer than the tool's time, then approved: it runs and answers
+      client.send({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'tools/call',
+        params: { name: 'note', arguments: { text: 'late' } },
+      });
+      await waitFor(() => queue.pending().some((p) => p.server === 'timed'), 10_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      const held = queue.pending().find((p) => p.server === 'timed');
+      queue.answer(held?.id ?? '', 'approve', 'me', 'cli');
+      await waitFor(() => client.received.some((m) => m.id === 3), 10_000);
+      expect(JSON.stringify(client.received.find((m) => m.id === 3))).toContain(
+        'note: {\\"text\\":\\"late\\"}',
+      );
+      // a call the server never answers gets an error after the tool's own time
+      const started = Date.now();
+      const hung = await client.request(4, 'tools/call', { name: 'hang', arguments: {} });
+      expect(JSON.stringify(hung.error)).toContain('tool_timeout_sec (1 s)');
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      client.close();
     }
   }, 60_000);
 });
