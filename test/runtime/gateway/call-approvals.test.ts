@@ -220,7 +220,11 @@ describe('held calls', () => {
   it('prompts under an id of its own, takes only that answer, and releases an approved call', async () => {
     const queue = fakeQueue();
     const out = host();
-    const held = new HeldCalls({ defaultMode: 'writes', tools: {}, toolTimeoutSec: 300 }, queue.asker, out.host);
+    const held = new HeldCalls(
+      { defaultMode: 'writes', tools: {}, toolTimeoutSec: 300 },
+      queue.asker,
+      out.host,
+    );
     held.listed({ tools: [{ name: 'read_file', annotations: { readOnlyHint: true } }] });
     expect(held.asks('read_file')).toBe(false);
     expect(held.asks('write_file')).toBe(true);
@@ -241,7 +245,11 @@ describe('held calls', () => {
   it('withdraws its prompt when answered elsewhere, and refuses a denied call with the reason', async () => {
     const queue = fakeQueue();
     const out = host();
-    const held = new HeldCalls({ defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 }, queue.asker, out.host);
+    const held = new HeldCalls(
+      { defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 },
+      queue.asker,
+      out.host,
+    );
     held.hold(5, CALL, ASK);
     const prompt = out.toCodex[0] as { id: string };
     queue.answer('deny', 'cli', 'not now');
@@ -262,7 +270,11 @@ describe('held calls', () => {
   it('leaves a cancelled prompt waiting, and takes back the request of a cancelled call', async () => {
     const queue = fakeQueue();
     const out = host();
-    const held = new HeldCalls({ defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 }, queue.asker, out.host);
+    const held = new HeldCalls(
+      { defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 },
+      queue.asker,
+      out.host,
+    );
     held.hold(5, CALL, ASK);
     const prompt = out.toCodex[0] as { id: string };
     expect(held.answered(prompt.id, { result: { action: 'cancel' } })).toBe(true);
