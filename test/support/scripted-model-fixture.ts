@@ -9,6 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import {
   startScriptedModel,
   type ScriptHandler,
+  type ScriptedItem,
   type ScriptedModel,
 } from '../../src/runtime/codex/scripted-model.js';
 import { requireBuild } from './world.js';
@@ -54,4 +55,13 @@ export function useScriptedModel(
 /** Every tool output the model was shown, one after another. */
 export function toolOutputText(model: ScriptedModel): string {
   return model.requests.flatMap((r) => r.toolOutputs.map((o) => o.output)).join('\n');
+}
+
+/** A scripted model's call of `name` in `namespace` (an MCP server's is `mcp__<server>`). */
+export function functionCall(
+  namespace: string,
+  name: string,
+  args: Record<string, unknown>,
+): ScriptedItem {
+  return { type: 'function_call', namespace, name, arguments: args };
 }

@@ -97,3 +97,8 @@ export function folderTrustAnswerer(tui: Tui, started: () => boolean, everyMs = 
     tui.type(KEYS.enter);
   };
 }
+
+/** The drawn text without whitespace: the TUI moves the cursor instead of printing spaces. */
+export function compact(text: string): string {
+  return text.replace(/\s+/g, '');
+}

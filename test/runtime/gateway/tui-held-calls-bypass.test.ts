@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { functionCall } from '../../support/scripted-model-fixture.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
 import { folderTrustAnswerer, startTui } from '../../support/tui.js';
 import {
@@ -23,14 +24,7 @@ import {
 
 function script(request: ModelRequest): ScriptedItem[] {
   if (request.toolOutputs.length === 0) {
-    return [
-      {
-        type: 'function_call',
-        namespace: 'mcp__guarded',
-        name: 'write',
-        arguments: { text: 'lead-writes' },
-      },
-    ];
+    return [functionCall('mcp__guarded', 'write', { text: 'lead-writes' })];
   }
   return [{ type: 'message', text: `LEAD-READ ${request.toolOutputs.at(-1)?.output ?? ''}` }];
 }

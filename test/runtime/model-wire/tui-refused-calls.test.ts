@@ -13,8 +13,9 @@ import { describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { sessionCalls } from '../../support/session-calls.js';
+import { functionCall } from '../../support/scripted-model-fixture.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { folderTrustAnswerer, startTui } from '../../support/tui.js';
+import { compact, folderTrustAnswerer, startTui } from '../../support/tui.js';
 import {
   CLI,
   echoServer,
@@ -24,31 +25,26 @@ import {
   withDirArgs,
 } from '../../support/world.js';
 
-const call = (namespace: string, name: string, args: Record<string, unknown>): ScriptedItem => ({
-  type: 'function_call',
-  namespace,
-  name,
-  arguments: args,
-});
-
 const isScout = (r: ModelRequest): boolean =>
   r.developerTexts.some((t) => t.includes('ROLE-SCOUT'));
 
 function script(request: ModelRequest): ScriptedItem[] {
   const step = request.toolOutputs.length;
   if (isScout(request)) {
-    if (step === 0) return [call('mcp__guarded', 'write', { text: 'scout-writes' })];
+    if (step === 0) return [functionCall('mcp__guarded', 'write', { text: 'scout-writes' })];
     return [{ type: 'message', text: `SCOUT-READ ${request.toolOutputs[0]?.output ?? ''}` }];
   }
   if (step === 0)
-    return [call('multi_agent_v1', 'spawn_agent', { agent_type: 'scout', message: 'go' })];
+    return [functionCall('multi_agent_v1', 'spawn_agent', { agent_type: 'scout', message: 'go' })];
   if (step === 1) {
     const id = (JSON.parse(request.toolOutputs[0]?.output ?? '{}') as { agent_id?: string })
       .agent_id;
-    return [call('multi_agent_v1', 'wait_agent', { targets: [id ?? ''], timeout_ms: 120_000 })];
+    return [
+      functionCall('multi_agent_v1', 'wait_agent', { targets: [id ?? ''], timeout_ms: 120_000 }),
+    ];
   }
   // the lead's own call of the tool, granted to it: the person is asked
-  if (step === 2) return [call('mcp__guarded', 'write', { text: 'lead-writes' })];
+  if (step === 2) return [functionCall('mcp__guarded', 'write', { text: 'lead-writes' })];
   return [{ type: 'message', text: 'LEAD-DONE' }];
 }
 
@@ -67,8 +63,6 @@ const scripted = useScriptedSession(
   },
   script,
 );
-
-const compact = (text: string): string => text.replace(/\s+/g, '');
 
 describe('a native role outside its grant in the TUI', () => {
   it('is refused without asking the person, and recorded as its own', async () => {
