@@ -383,11 +383,12 @@ export class RelayConnection {
 
   /** Sends an admitted message of Codex on: to the server, or held until it has started. */
   private forward(out: JSONRPCMessage): void {
-    this.timeCall(out);
     if (this.failure !== undefined) {
       this.answerFailed(out);
       return;
     }
+    // timed only once it goes to the server (or waits for its start): a failure is answered now
+    this.timeCall(out);
     if (this.upstream === undefined) {
       this.queue.push(out);
       return;
