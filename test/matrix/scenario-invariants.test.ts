@@ -119,6 +119,38 @@ describe('the scenario invariants', () => {
     ).toBe(true);
   });
 
+  it('take a request refused at the end as no call, and report one refused for another reason', () => {
+    const request = (reason: string) => ({
+      process: 'root',
+      role: 'lead',
+      server: 'notes',
+      tool: '',
+      method: `http:${reason}`,
+      outcome: 'blocked',
+      reason,
+    });
+    const event = (reason: string) => ({
+      ...request(reason),
+      type: 'tool_call.refused',
+      text: reason,
+    });
+    expect(
+      check((e) => ({
+        calls: [...e.calls, request('session-ended')],
+        events: [...e.events, event('session-ended')],
+      })),
+    ).toEqual([]);
+    expect(
+      check((e) => ({
+        calls: [...e.calls, request('not-authorized')],
+        events: [...e.events, event('not-authorized')],
+      })),
+    ).toEqual([
+      'calls.jsonl: request http:not-authorized of lead to notes refused not-authorized',
+      'session logs: request http:not-authorized of lead to notes refused not-authorized',
+    ]);
+  });
+
   it('report an answer other than the mode gives', () => {
     const found = check((e) => ({
       approvals: e.approvals.map((a) => (a.type === 'answered' ? { ...a, decision: 'deny' } : a)),

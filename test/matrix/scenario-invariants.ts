@@ -56,9 +56,23 @@ function reachedServers(e: ScenarioEvidence): string[] {
   return [...out, ...same('calls that reached a server', seen, expectedCalls(e.scenario).ok)];
 }
 
+/**
+ * A refused request that names no tool (Codex 0.171 opens a new MCP session as it shuts down) is
+ * not one of the scenario's calls; the only reason it may have is the session's end.
+ */
+function requestRefusals(what: string, records: readonly Json[], reason: (r: Json) => unknown) {
+  return records
+    .filter((r) => s(r.tool) === '' && reason(r) !== 'session-ended')
+    .map(
+      (r) =>
+        `${what}: request ${s(r.method)} of ${s(r.role)} to ${s(r.server)} refused ${s(reason(r))}`,
+    );
+}
+
 function callRecords(e: ScenarioEvidence): string[] {
-  const out: string[] = [];
-  const mine = e.calls.filter((c) => TOOL_SERVERS.has(s(c.server)));
+  const onServers = e.calls.filter((c) => TOOL_SERVERS.has(s(c.server)));
+  const out = requestRefusals('calls.jsonl', onServers, (c) => c.reason);
+  const mine = onServers.filter((c) => s(c.tool) !== '');
   const line = (c: Json): string => `${s(c.role)} ${s(c.server)}.${s(c.tool)}`;
   for (const c of mine) {
     const marker = parseMarker(s((c.arguments as Json | undefined)?.preview ?? ''));
@@ -105,8 +119,12 @@ function eventRecords(e: ScenarioEvidence): string[] {
     else if (role.process !== ev.process)
       out.push(`event of ${role.name} in ${s(ev.process)}: ${s(ev.type)}`);
   }
-  const refused = e.events
-    .filter((ev) => ev.type === 'tool_call.refused' && TOOL_SERVERS.has(s(ev.server)))
+  const refusals = e.events.filter(
+    (ev) => ev.type === 'tool_call.refused' && TOOL_SERVERS.has(s(ev.server)),
+  );
+  out.push(...requestRefusals('session logs', refusals, (ev) => ev.text));
+  const refused = refusals
+    .filter((ev) => s(ev.tool) !== '')
     .map((ev) => `${s(ev.role)} ${s(ev.server)}.${s(ev.tool)} ${s(ev.text)}`);
   const asked = e.events
     .filter((ev) => ev.type === 'approval.requested')
