@@ -315,6 +315,9 @@ export async function startSessionServices(
     (entry) => {
       gateway.hub.recordCall(entry);
     },
+    (process, thread, denial) => {
+      wire.explainDenial(process, thread, denial);
+    },
   );
   // the root's wire token lives only in its environment, like its gateway tokens
   const wired = wire.home(relayed.rendered, 'root');

@@ -9,6 +9,7 @@ import type { CallRecord } from '../gateway/call-record.js';
 import { MESH_SERVER_NAME } from '../protocol/mesh-protocol.js';
 import { modelSafeName } from '../../config/compile/role-grants.js';
 import type { ResolvedPlan } from '../../config/profile/types.js';
+import type { DeniedCall } from '../protocol/approval-types.js';
 
 export interface ApprovalGate {
   /** The role of `thread` in `process`: null when it is attributed to none, undefined if unseen. */
@@ -17,6 +18,8 @@ export interface ApprovalGate {
   may(role: string, server: string, tool: string): boolean;
   /** Records a refused call (calls.jsonl and the session's events). */
   record(entry: CallRecord): void;
+  /** Gives the model `denial.text` for a call of `thread` turned away after asking. */
+  explain(process: string, thread: string, denial: DeniedCall): void;
 }
 
 /**
@@ -27,6 +30,7 @@ export function approvalGate(
   plan: ResolvedPlan,
   roleOfThread: (thread: string) => { process: string; role: string | null } | undefined,
   record: (entry: CallRecord) => void,
+  explain: ApprovalGate['explain'] = () => undefined,
 ): ApprovalGate {
   return {
     roleOf(process, thread) {
@@ -41,5 +45,6 @@ export function approvalGate(
       return granted.some((t) => t === tool || modelSafeName(t) === tool);
     },
     record,
+    explain,
   };
 }

@@ -9,7 +9,9 @@ import type { ApprovalPolicy } from '../codex/app-server-client.js';
 import { denialReason, type CallReason } from '../gateway/call-record.js';
 import type { ApprovalGate } from './approval-gate.js';
 import type { ApprovalQueue } from './approval-queue.js';
-import { describeApprovalRequest } from './describe-request.js';
+import { describeApprovalRequest, toolParamsOf } from './describe-request.js';
+import { heldCallRefusal } from '../gateway/call-approvals.js';
+import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
 
 export interface PolicyScope {
   /** `root` or a participant id. */
@@ -48,8 +50,23 @@ export function queuePolicy(queue: ApprovalQueue, scope: PolicyScope): ApprovalP
         duration_ms: 0,
       });
     };
+    // the model reads who turned the call away and why, not Codex's bare rejection
+    const explain = (text: string): void => {
+      if (gate === undefined || !toolCall || thread === undefined) return;
+      const params = toolParamsOf(request);
+      gate.explain(scope.process, thread, {
+        server,
+        tool,
+        params,
+        text: maskSecrets(text, scope.secrets),
+      });
+    };
     if (toolCall && gate !== undefined && (role === null || !gate.may(role, server, tool))) {
       refuse('tool-not-granted-to-role');
+      const whose = role === null ? 'this thread' : `role '${role}'`;
+      explain(
+        `codex-mmo did not run ${server}.${tool}: it is not granted to ${whose} [tool-not-granted-to-role]`,
+      );
       return 'decline';
     }
     const answer = await queue.ask({
@@ -58,7 +75,13 @@ export function queuePolicy(queue: ApprovalQueue, scope: PolicyScope): ApprovalP
       ...described,
     });
     if (answer.decision === 'approve') return 'accept';
-    refuse(denialReason(answer.how));
+    const reason = denialReason(answer.how);
+    refuse(reason);
+    if (toolCall && reason !== 'cancelled') {
+      // a person's reason is theirs to give; a timeout or the session's end says what it is
+      const said = answer.how === 'cli' || answer.how === 'tui' ? answer.reason : undefined;
+      explain(heldCallRefusal({ server, tool, role: role ?? scope.role }, reason, said));
+    }
     return 'decline';
   };
 }

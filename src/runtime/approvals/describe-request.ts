@@ -59,6 +59,12 @@ function ask(
   return { kind, ...(thread !== undefined ? { thread } : {}), ...fields };
 }
 
+/** The arguments of an MCP tool call approval as Codex sent them (`_meta.tool_params`). */
+export function toolParamsOf(request: ServerRequest): unknown {
+  const meta = request.params._meta;
+  return isRecord(meta) ? meta.tool_params : undefined;
+}
+
 /** What to ask a person about `request`, or `undefined` when it is no approval. */
 export function describeApprovalRequest(
   request: ServerRequest,

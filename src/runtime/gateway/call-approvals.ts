@@ -162,7 +162,7 @@ export function heldCallPrompt(request: PendingApproval): string {
 
 /** What the model reads for a held call that was refused, with the person's reason if any. */
 export function heldCallRefusal(
-  request: PendingApproval,
+  request: Pick<PendingApproval, 'server' | 'tool' | 'role'>,
   code: 'approval-denied' | 'approval-expired' | 'session-ended',
   reason: string | undefined,
 ): string {

@@ -6,7 +6,8 @@
  * role (thread-roles), and every request's `tools` is narrowed to that role's grants — its MCP
  * servers and tools, `mmo_mesh` described for its own lists, `spawn_agent` offering only its own
  * native roles — before it is forwarded; a sub-agent its parent role may not start is refused. Headers, credentials and the response stream pass through unchanged and are never
- * logged or stored; only attributions and removals are recorded. A connection that sends no
+ * logged or stored; only attributions and removals are recorded. A tool call turned away after
+ * asking has Codex's bare rejection replaced by codex-mmo's refusal in the thread's later requests. A connection that sends no
  * request with a process's token in time, or past the cap of those waiting, is closed.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
@@ -60,6 +61,7 @@ import {
 } from '../../config/compile/role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
 import { narrowDeferredTools } from './deferred-tools.js';
+import { explainDenials, type DeniedCall } from './denial-texts.js';
 import { additionalTools, callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
 import {
   callFilter,
@@ -203,6 +205,9 @@ function sendError(res: ServerResponse, status: number, message: string): void {
   res.end(JSON.stringify({ error: { message: `codex-mmo model wire: ${message}` } }));
 }
 
+/** Denials kept per thread for explaining (the oldest is dropped past it). */
+const MAX_DENIALS_PER_THREAD = 256;
+
 export class ModelWire {
   /** How the provider is fronted, or why it cannot be. */
   readonly route: ProviderRoute;
@@ -211,6 +216,8 @@ export class ModelWire {
   private readonly threads = new ThreadRoles();
   /** Call ids each thread's requests have carried so far. */
   private readonly calls = new Map<string, Set<string>>();
+  /** Calls turned away after asking, by process and thread: explained in later requests. */
+  private readonly denials = new Map<string, DeniedCall[]>();
   private readonly processes = new Map<string, RegisteredProcess>();
   private readonly httpAgent = new HttpAgent({ keepAlive: true });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
@@ -292,6 +299,19 @@ export class ModelWire {
       files.set('config.toml', stringify(table));
     }
     return { home: { process: rendered.process, files }, env: { [WIRE_TOKEN_ENV]: token } };
+  }
+
+  /**
+   * A tool call of `thread` in `process` that was asked about and turned away: the thread's later
+   * requests give the model `denial.text` for it instead of Codex's bare rejection.
+   */
+  explainDenial(process: string, thread: string, denial: DeniedCall): void {
+    const key = `${process}\u0000${thread}`;
+    const list = this.denials.get(key) ?? [];
+    list.push(denial);
+    // one per question a person was asked: bounded all the same
+    if (list.length > MAX_DENIALS_PER_THREAD) list.shift();
+    this.denials.set(key, list);
   }
 
   /** The role of a thread the wire has seen (null: seen but unattributed); undefined if unseen. */
@@ -394,6 +414,11 @@ export class ModelWire {
       process.wire.servers,
       this.options.codex ?? NEWEST_CODEX,
     );
+    const input = explainDenials(
+      deferred.removed.length > 0 ? deferred.input : body.input,
+      this.denials.get(`${process.id}\u0000${identity.threadId ?? ''}`) ?? [],
+      (namespace, name) => this.serverTool(process, namespace, name),
+    );
     const removed = [...new Set([...filtered.removed, ...deferred.removed])];
     const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);
     const offered = describeMeshFor(agentTypes.tools, role);
@@ -444,7 +469,7 @@ export class ModelWire {
       JSON.stringify({
         ...body,
         ...(Array.isArray(body.tools) ? { tools: offered } : {}),
-        ...(deferred.removed.length > 0 ? { input: deferred.input } : {}),
+        ...(input !== body.input ? { input } : {}),
       }),
       'utf8',
     );
@@ -495,6 +520,23 @@ export class ModelWire {
     for (const call of unofferedCalls(input, callableNames(tools), seen)) {
       this.reportCall(process, identity, role, call);
     }
+  }
+
+  /** The server ID and tool a call of `process` names (undefined: none of its servers). */
+  private serverTool(
+    process: RegisteredProcess,
+    namespace: string | undefined,
+    name: string,
+  ): { server: string; tool: string } | undefined {
+    const call = splitName(namespace, name);
+    if (call.server === 'codex' || call.tool === '') return undefined;
+    const codex = this.options.codex ?? NEWEST_CODEX;
+    const server = serverOfNamespace(
+      codex,
+      `${MCP_NAMESPACE_PREFIX}${call.server}`,
+      process.wire.servers,
+    );
+    return server === undefined ? undefined : { server, tool: call.tool };
   }
 
   /** One refused call for `onUnofferedCall`, its server named by its registry ID. */

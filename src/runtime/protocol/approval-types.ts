@@ -59,3 +59,13 @@ export interface ApprovalAsk {
 
 /** Default time an unanswered request waits before it is declined (seconds). */
 export const DEFAULT_APPROVAL_TIMEOUT_SEC = 900;
+
+/** A tool call turned away after asking, and what the model reads for it instead of Codex's text. */
+export interface DeniedCall {
+  /** The server's registry ID and the tool as the server names it. */
+  readonly server: string;
+  readonly tool: string;
+  /** The call's arguments as Codex asked about them. */
+  readonly params: unknown;
+  readonly text: string;
+}

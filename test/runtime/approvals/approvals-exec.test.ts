@@ -298,6 +298,11 @@ describe('approvals of the exec root', () => {
     const dir = join(world.stateDir, 'sessions', id);
     const records = await jsonLines(join(dir, 'approvals.jsonl'));
     expect(records[1]).toMatchObject({ decision: 'deny', how: 'cli', reason: 'not today' });
+    // the model reads who decided and why, not Codex's bare "user rejected"
+    expect(result.stdout).toContain(
+      "codex-mmo did not run guarded.write for role 'lead': a person denied it (reason: not today) [approval-denied]",
+    );
+    expect(result.stdout).not.toContain('user rejected');
   }, 150_000);
 
   it('denies a request nobody answers once its time is up', async () => {
@@ -308,6 +313,9 @@ describe('approvals of the exec root', () => {
     expect(await calls(world)).toEqual([]);
     const records = await jsonLines(join(world.stateDir, 'sessions', id, 'approvals.jsonl'));
     expect(records[1]).toMatchObject({ decision: 'deny', how: 'timeout', by: 'codex-mmo' });
+    expect(result.stdout).toMatch(
+      /ROOT-SAW [^]*codex-mmo did not run guarded\.write for role 'lead': nobody answered its approval request in time \[approval-expired\]/,
+    );
     const late = await runInWorld(world, ['session', 'approve', id, approval.id]);
     expect(late.code).toBe(1);
     expect(late.stderr).toMatch(/session-not-running|approval-already-answered/);
@@ -383,6 +391,10 @@ describe('approvals of a participant', () => {
     const result = await exec.done;
     expect(result.code, result.stderr).toBe(0);
     expect(await calls(world)).toEqual([]);
+    // the worker's model reads codex-mmo's refusal (no reason was given)
+    expect(result.stdout).toContain(
+      "codex-mmo did not run guarded.write for role 'worker': a person denied it [approval-denied]",
+    );
   }, 150_000);
 
   it('never calls the tool when nobody answers in time', async () => {

@@ -173,6 +173,8 @@ describe("a native role's approvals", () => {
   let id: string;
   let approval: Approval;
   let result: CliRun;
+  /** The tool outputs the aide's model read. */
+  let aideSaw: string[] = [];
 
   beforeAll(async () => {
     world = await newWorld();
@@ -182,6 +184,9 @@ describe("a native role's approvals", () => {
     const denied = await runInWorld(world, ['session', 'deny', id, approval.id, '--reason', 'no']);
     expect(denied.code, denied.stderr).toBe(0);
     result = await exec.done;
+    aideSaw = fixture.model.requests
+      .filter(isAide)
+      .flatMap((r) => r.toolOutputs.map((o) => o.output));
   }, 180_000);
 
   it("is listed and stored as the calling role's", async () => {
@@ -200,6 +205,11 @@ describe("a native role's approvals", () => {
     ).toEqual(['requested:aide', 'answered:']);
     expect(result.stderr).toMatch(/root \(aide\) approval a1 requested/);
     expect(await lines(join(world.root, 'guarded-calls.jsonl'))).toEqual([]);
+    // the aide's model reads who turned its call away and why
+    expect(aideSaw.join('\n')).toContain(
+      "codex-mmo did not run guarded.write for role 'aide': a person denied it (reason: no) [approval-denied]",
+    );
+    expect(aideSaw.join('\n')).not.toContain('user rejected');
   });
 
   it('shows refused calls in session calls: a denied approval, a tool not offered, a tool outside the role grant', async () => {
