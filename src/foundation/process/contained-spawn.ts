@@ -25,7 +25,8 @@ import {
   environmentScript,
 } from './container-init.js';
 import { HOST_FILTER_FD, spawnInView, type HostViewLaunch } from './host-view.js';
-import { descendantsOf, processChildren } from './process-control.js';
+import { descendantsOf } from './process-control.js';
+import { treeChildren } from './process-tree.js';
 
 /** Seconds between SIGTERM and SIGKILL when the supervisor ends a container. */
 export const CONTAINER_GRACE_SEC = 3;
@@ -119,7 +120,7 @@ function kill(pid: number, signal: NodeJS.Signals): void {
  * init alone (the command not started yet, or ended).
  */
 function signalUnderInit(outer: number, signal: NodeJS.Signals, viewed: boolean): Reach {
-  const children = processChildren();
+  const children = treeChildren(outer);
   const init = children.get(outer)?.[0];
   if (init === undefined) return 'none';
   // in a host view, the init's child is `bwrap`, which waits for the command and exits with it
@@ -165,7 +166,7 @@ function settingUp(pid: number): boolean {
  * yet; 'caught' a command that handles the signal, to be watched (`watchHandler`).
  */
 function signalCommandFirst(outer: number, signal: NodeJS.Signals): Reach | 'caught' {
-  const children = processChildren();
+  const children = treeChildren(outer);
   const first = children.get(outer)?.[0];
   if (first === undefined) return 'none';
   if (settingUp(first)) return 'starting';
@@ -196,7 +197,7 @@ const SETTLE_MS = 250;
  */
 function watchHandler(child: ChildProcess, signal: NodeJS.Signals, ms: number): void {
   const outer = child.pid;
-  const first = outer === undefined ? undefined : processChildren().get(outer)?.[0];
+  const first = outer === undefined ? undefined : treeChildren(outer).get(outer)?.[0];
   if (outer === undefined || first === undefined) return;
   const deadline = Date.now() + ms;
   let givenUp: number | undefined;

@@ -101,6 +101,8 @@ export interface PeerHints {
   readonly expect?: readonly number[];
   /** How many reads of the tables it takes for a connection to count as gone (default 3). */
   readonly looks?: number;
+  /** Whether the client has closed its end already: then it is gone, and nothing is read. */
+  readonly closed?: () => boolean;
 }
 
 /**
@@ -115,14 +117,16 @@ export interface PeerHints {
  */
 export class TcpPeerFinder {
   /** The next read, not yet begun: every look asked for meanwhile is answered by it. */
-  private next: Promise<TcpTables | undefined> | undefined;
+  private next: Promise<() => TcpTables | undefined> | undefined;
 
   constructor(private readonly serverPort: number) {}
 
   async find(clientPort: number, hints: PeerHints = {}): Promise<TcpPeer> {
     const looks = Math.max(1, hints.looks ?? GONE_LOOKS);
     for (let look = 0; look < looks; look++) {
-      const tables = await this.read();
+      const take = await this.read();
+      if (hints.closed?.() === true) return { kind: 'gone' };
+      const tables = take();
       if (tables === undefined) return { kind: 'unknown' };
       const entry = this.entryIn(tables, clientPort);
       if (entry !== undefined) {
@@ -132,12 +136,20 @@ export class TcpPeerFinder {
     return { kind: 'gone' };
   }
 
-  /** A read that begins after every look already asked for (once this turn's I/O is handled). */
-  private read(): Promise<TcpTables | undefined> {
+  /**
+   * A read that begins after every look already asked for (once this turn's I/O is handled), and
+   * only if one of them still needs it: taken once, shared by all.
+   */
+  private read(): Promise<() => TcpTables | undefined> {
     this.next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.next = undefined;
-      const v4 = readText('/proc/net/tcp');
-      return v4 === '' ? undefined : { v4: parseProcNetTcp(v4) };
+      let tables: TcpTables | undefined | null = null;
+      return () => {
+        if (tables !== null) return tables;
+        const v4 = readText('/proc/net/tcp');
+        tables = v4 === '' ? undefined : { v4: parseProcNetTcp(v4) };
+        return tables;
+      };
     });
     return this.next;
   }

@@ -203,7 +203,10 @@ export class HttpFront {
     const bound = this.options.boundPeer(route.process);
     const peer = await this.finder.find(port, {
       ...(bound !== undefined ? { expect: [bound] } : {}),
-      ...(method === 'DELETE' ? { looks: 1 } : {}),
+      // Codex's last DELETE comes as it exits: closed by the time it is looked for, nothing is read
+      ...(method === 'DELETE'
+        ? { looks: 1, closed: () => socket.destroyed || socket.readableEnded }
+        : { closed: () => socket.destroyed }),
     });
     this.peers.set(socket, peer);
     return peer;

@@ -7,9 +7,11 @@ import { spawn } from 'node:child_process';
 
 import { afterEach, describe, expect, it } from 'vitest';
 
+import { processChildren } from '../../../src/foundation/process/process-control.js';
 import {
   descendants,
   residentKb,
+  treeChildren,
   treeResidentMb,
 } from '../../../src/foundation/process/process-tree.js';
 
@@ -49,7 +51,27 @@ describe('process tree', () => {
     expect(treeResidentMb(process.pid)).toBeGreaterThan(residentKb(process.pid) / 1024);
   });
 
+  it('reads a tree’s children from the tree alone, as the whole of /proc gives them', async () => {
+    const shell = spawn('/bin/sh', ['-c', '/bin/sh -c "sleep 30 & sleep 30 & wait" & wait'], {
+      detached: true,
+      stdio: 'ignore',
+    });
+    const pid = shell.pid ?? 0;
+    started.push(pid);
+    await waitFor(() => descendants(pid).length >= 3, 5000);
+    const tree = treeChildren(pid);
+    const all = processChildren();
+    const sorted = (m: ReadonlyMap<number, readonly number[]>, pids: number[]) =>
+      pids.filter((p) => m.has(p)).map((p) => [p, [...(m.get(p) ?? [])].sort()]);
+    const members = [pid, ...descendants(pid)];
+    expect(sorted(tree, members)).toEqual(sorted(all, members));
+    expect([...tree.keys()].every((p) => members.includes(p))).toBe(true);
+    const inner = tree.get(tree.get(pid)?.[0] ?? 0) ?? [];
+    expect(inner).toHaveLength(2);
+  });
+
   it('finds nothing for a process that is gone', () => {
+    expect(treeChildren(2 ** 22 + 7)).toEqual(new Map());
     expect(descendants(2 ** 22 + 7)).toEqual([]);
     expect(residentKb(2 ** 22 + 7)).toBe(0);
   });

@@ -95,6 +95,9 @@ describe('tcp peer', () => {
       // a port nobody uses is gone after its looks, one look or three
       expect(await finder.find(1, { looks: 1 })).toEqual({ kind: 'gone' });
       expect(await finder.find(1)).toEqual({ kind: 'gone' });
+      // a connection its client has closed is gone without a look, live or not in the table
+      expect(await finder.find(ports[0] ?? 0, { closed: () => true })).toEqual({ kind: 'gone' });
+      expect(await finder.find(ports[0] ?? 0, { closed: () => false })).toEqual(holder);
     } finally {
       child.kill('SIGKILL');
     }
