@@ -5,6 +5,7 @@
  * reused pid is a different process; or that nobody holds it any more. Linux only.
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 
 import { descendants } from './process-tree.js';
 
@@ -44,6 +45,18 @@ export function parseProcNetTcp(text: string): TcpEntry[] {
 function readText(path: string): string {
   try {
     return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * A TCP table, read off the event loop: the kernel walks its whole hash table for every read
+ * (milliseconds on a large machine), which the supervisor's other work need not wait for.
+ */
+async function readTable(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
   } catch {
     return '';
   }
@@ -90,7 +103,7 @@ const GONE_LOOKS = 3;
 interface TcpTables {
   readonly v4: readonly TcpEntry[];
   /** Read only when an entry was not in `v4`. */
-  v6?: readonly TcpEntry[];
+  v6?: Promise<readonly TcpEntry[]>;
   /** The processes to look through, as /proc listed them when first needed in this batch. */
   processes?: readonly string[] | undefined;
 }
@@ -117,7 +130,7 @@ export interface PeerHints {
  */
 export class TcpPeerFinder {
   /** The next read, not yet begun: every look asked for meanwhile is answered by it. */
-  private next: Promise<() => TcpTables | undefined> | undefined;
+  private next: Promise<() => Promise<TcpTables | undefined>> | undefined;
 
   constructor(private readonly serverPort: number) {}
 
@@ -126,9 +139,9 @@ export class TcpPeerFinder {
     for (let look = 0; look < looks; look++) {
       const take = await this.read();
       if (hints.closed?.() === true) return { kind: 'gone' };
-      const tables = take();
+      const tables = await take();
       if (tables === undefined) return { kind: 'unknown' };
-      const entry = this.entryIn(tables, clientPort);
+      const entry = await this.entryIn(tables, clientPort);
       if (entry !== undefined) {
         return ownerOf(`socket:[${String(entry.inode)}]`, hints.expect ?? [], tables);
       }
@@ -138,30 +151,29 @@ export class TcpPeerFinder {
 
   /**
    * A read that begins after every look already asked for (once this turn's I/O is handled), and
-   * only if one of them still needs it: taken once, shared by all.
+   * only if one of them still needs it: taken once, shared by all. A look asked while it is under
+   * way waits for the next one, which lists every connection made before it began.
    */
-  private read(): Promise<() => TcpTables | undefined> {
+  private read(): Promise<() => Promise<TcpTables | undefined>> {
     this.next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       this.next = undefined;
-      let tables: TcpTables | undefined | null = null;
-      return () => {
-        if (tables !== null) return tables;
-        const v4 = readText('/proc/net/tcp');
-        tables = v4 === '' ? undefined : { v4: parseProcNetTcp(v4) };
-        return tables;
-      };
+      let tables: Promise<TcpTables | undefined> | undefined;
+      return () =>
+        (tables ??= readTable('/proc/net/tcp').then((v4) =>
+          v4 === '' ? undefined : { v4: parseProcNetTcp(v4) },
+        ));
     });
     return this.next;
   }
 
-  private entryIn(tables: TcpTables, clientPort: number): TcpEntry | undefined {
+  private async entryIn(tables: TcpTables, clientPort: number): Promise<TcpEntry | undefined> {
     const match = (e: TcpEntry): boolean =>
       e.localPort === clientPort && e.remotePort === this.serverPort;
     // an IPv6 client socket reaching 127.0.0.1 is listed in tcp6: read it only when tcp has none
     const inV4 = tables.v4.find(match);
     if (inV4 !== undefined) return inV4;
-    tables.v6 ??= parseProcNetTcp(readText('/proc/net/tcp6'));
-    return tables.v6.find(match);
+    tables.v6 ??= readTable('/proc/net/tcp6').then(parseProcNetTcp);
+    return (await tables.v6).find(match);
   }
 }
 
