@@ -47,27 +47,34 @@ function argumentsOf(item: Record<string, unknown>): string {
   }
 }
 
-/** `output` with Codex's text replaced by `text` (as a string, as JSON text, or in content items). */
+/** Codex 0.149's content, as JSON text at the end of its output string. */
+const REJECTED_JSON = JSON.stringify([{ type: 'text', text: CODEX_REJECTED }]);
+
+/** Whether a content item is Codex's rejection, and nothing else (0.171). */
+const isRejection = (part: unknown): boolean => isRecord(part) && part.text === CODEX_REJECTED;
+
+/**
+ * Whether `output` is Codex's answer to a declined call, exactly: its text as a whole content
+ * item (0.171) or as the whole content at the end of the string (0.149). A server's own output
+ * that merely quotes those words is not one.
+ */
+function rejects(output: unknown): boolean {
+  if (typeof output === 'string') {
+    return output === CODEX_REJECTED || output.endsWith(`\n${REJECTED_JSON}`);
+  }
+  return Array.isArray(output) && output.some(isRejection);
+}
+
+/** `output` (one that `rejects`) with Codex's text replaced by `text`. */
 function replaced(output: unknown, text: string): unknown {
   if (typeof output === 'string') {
-    const quoted = JSON.stringify(CODEX_REJECTED);
-    return output.includes(quoted)
-      ? output.replace(quoted, () => JSON.stringify(text))
-      : output.replace(CODEX_REJECTED, () => text);
+    if (output === CODEX_REJECTED) return text;
+    const json = JSON.stringify([{ type: 'text', text }]);
+    return `${output.slice(0, output.length - REJECTED_JSON.length)}${json}`;
   }
   if (!Array.isArray(output)) return output;
   return (output as unknown[]).map((part) =>
-    isRecord(part) && typeof part.text === 'string' && part.text.includes(CODEX_REJECTED)
-      ? { ...part, text: part.text.replace(CODEX_REJECTED, () => text) }
-      : part,
-  );
-}
-
-function rejects(output: unknown): boolean {
-  if (typeof output === 'string') return output.includes(CODEX_REJECTED);
-  return (
-    Array.isArray(output) &&
-    output.some((p) => isRecord(p) && typeof p.text === 'string' && p.text.includes(CODEX_REJECTED))
+    isRejection(part) ? { ...(part as Record<string, unknown>), text } : part,
   );
 }
 

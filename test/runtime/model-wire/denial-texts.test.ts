@@ -84,9 +84,15 @@ describe('explaining denied calls to the model', () => {
       output171('c2'),
       { ...call('c3', { text: 'a' }), namespace: 'mcp__other' },
       output171('c3'),
-      // a real output that merely quotes Codex's words is not a rejection of a denied call
+      // a server's own output that merely quotes Codex's words is not its rejection
       call('c4', { text: 'a' }),
-      output171('c4', 'the server said hello'),
+      output171('c4', `the server said: ${CODEX_REJECTED}`),
+      call('c5', { text: 'a' }),
+      {
+        type: 'function_call_output',
+        call_id: 'c5',
+        output: `Output:\n[{"type":"text","text":"see: ${CODEX_REJECTED}"}]`,
+      },
     ];
     expect(explainDenials(input, [denial('D')], target)).toBe(input);
     expect(explainDenials(input, [], target)).toBe(input);
