@@ -6,6 +6,7 @@
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { endianness } from 'node:os';
 
 import { descendants } from './process-tree.js';
 
@@ -15,19 +16,63 @@ export interface ProcessStamp {
   readonly start: string;
 }
 
+/** One end of a TCP connection: its address (as `canonicalAddress` writes it) and port. */
+export interface TcpEnd {
+  readonly address: string;
+  readonly port: number;
+}
+
 interface TcpEntry {
-  readonly localPort: number;
-  readonly remotePort: number;
+  readonly local: TcpEnd;
+  readonly remote: TcpEnd;
   readonly inode: number;
 }
 
-/** The port of a `/proc/net/tcp` address (`0100007F:1F90`, or the longer IPv6 form). */
-function portOf(address: string): number {
-  return Number.parseInt(address.slice(address.lastIndexOf(':') + 1), 16);
+/**
+ * An IP address as the peer check compares it: dotted IPv4 for an IPv4 address and for an IPv6
+ * one that maps an IPv4 address (`::ffff:127.0.0.1`), any other IPv6 address as Node wrote it,
+ * lower-cased.
+ */
+export function canonicalAddress(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped?.[1] ?? address.toLowerCase();
 }
 
-/** Parses `/proc/net/tcp` or `/proc/net/tcp6` into (local port, remote port, inode); pure. */
-export function parseProcNetTcp(text: string): TcpEntry[] {
+/**
+ * The address of a `/proc/net/tcp` field (`0100007F`, or 32 digits for tcp6): the kernel prints
+ * each 32-bit word of the address in the host's byte order.
+ */
+function addressOf(hex: string, littleEndian: boolean): string {
+  const bytes = Buffer.alloc(hex.length / 2);
+  for (let word = 0; word * 8 < hex.length; word++) {
+    const value = Number.parseInt(hex.slice(word * 8, word * 8 + 8), 16);
+    if (littleEndian) bytes.writeUInt32LE(value, word * 4);
+    else bytes.writeUInt32BE(value, word * 4);
+  }
+  const v4 = (at: number) => [...bytes.subarray(at, at + 4)].join('.');
+  if (bytes.length === 4) return v4(0);
+  // an IPv4-mapped IPv6 address (::ffff:a.b.c.d) is the IPv4 address
+  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) {
+    return v4(12);
+  }
+  const groups: string[] = [];
+  for (let at = 0; at < 16; at += 2) groups.push(bytes.readUInt16BE(at).toString(16));
+  return `v6:${groups.join(':')}`;
+}
+
+function endOf(field: string, littleEndian: boolean): TcpEnd {
+  const at = field.lastIndexOf(':');
+  return {
+    address: addressOf(field.slice(0, at), littleEndian),
+    port: Number.parseInt(field.slice(at + 1), 16),
+  };
+}
+
+/**
+ * Parses `/proc/net/tcp` or `/proc/net/tcp6` into (local end, remote end, inode), skipping sockets
+ * no process holds; pure but for the byte order (the host's, unless given).
+ */
+export function parseProcNetTcp(text: string, littleEndian = endianness() === 'LE'): TcpEntry[] {
   const out: TcpEntry[] = [];
   for (const line of text.split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
@@ -37,7 +82,7 @@ export function parseProcNetTcp(text: string): TcpEntry[] {
     if (local === undefined || remote === undefined || !Number.isInteger(inode) || inode <= 0) {
       continue;
     }
-    out.push({ localPort: portOf(local), remotePort: portOf(remote), inode });
+    out.push({ local: endOf(local, littleEndian), remote: endOf(remote, littleEndian), inode });
   }
   return out;
 }
@@ -132,16 +177,18 @@ export class TcpPeerFinder {
   /** The next read, not yet begun: every look asked for meanwhile is answered by it. */
   private next: Promise<() => Promise<TcpTables | undefined>> | undefined;
 
-  constructor(private readonly serverPort: number) {}
+  /** `server`: the listening end every connection asked about reaches. */
+  constructor(private readonly server: TcpEnd) {}
 
-  async find(clientPort: number, hints: PeerHints = {}): Promise<TcpPeer> {
+  /** Who holds the end `client` of a connection to the server (both ends compared whole). */
+  async find(client: TcpEnd, hints: PeerHints = {}): Promise<TcpPeer> {
     const looks = Math.max(1, hints.looks ?? GONE_LOOKS);
     for (let look = 0; look < looks; look++) {
       const take = await this.read();
       if (hints.closed?.() === true) return { kind: 'gone' };
       const tables = await take();
       if (tables === undefined) return { kind: 'unknown' };
-      const entry = await this.entryIn(tables, clientPort);
+      const entry = await this.entryIn(tables, client);
       if (entry !== undefined) {
         return ownerOf(`socket:[${String(entry.inode)}]`, hints.expect ?? [], tables);
       }
@@ -166,13 +213,19 @@ export class TcpPeerFinder {
     return this.next;
   }
 
-  private async entryIn(tables: TcpTables, clientPort: number): Promise<TcpEntry | undefined> {
+  private async entryIn(tables: TcpTables, client: TcpEnd): Promise<TcpEntry | undefined> {
+    const at = canonicalAddress(client.address);
+    const here = canonicalAddress(this.server.address);
+    // the whole of both ends: a second loopback address may use the same client port
     const match = (e: TcpEntry): boolean =>
-      e.localPort === clientPort && e.remotePort === this.serverPort;
+      e.local.port === client.port &&
+      e.local.address === at &&
+      e.remote.port === this.server.port &&
+      e.remote.address === here;
     // an IPv6 client socket reaching 127.0.0.1 is listed in tcp6: read it only when tcp has none
     const inV4 = tables.v4.find(match);
     if (inV4 !== undefined) return inV4;
-    tables.v6 ??= readTable('/proc/net/tcp6').then(parseProcNetTcp);
+    tables.v6 ??= readTable('/proc/net/tcp6').then((text) => parseProcNetTcp(text));
     return (await tables.v6).find(match);
   }
 }
@@ -208,7 +261,7 @@ function ownerOf(link: string, expect: readonly number[], tables: TcpTables): Tc
   return { kind: 'gone' };
 }
 
-/** Who holds the client end of the loopback connection from `clientPort` to `serverPort`. */
-export function tcpPeer(serverPort: number, clientPort: number): Promise<TcpPeer> {
-  return new TcpPeerFinder(serverPort).find(clientPort);
+/** Who holds the end `client` of the loopback connection to `server`. */
+export function tcpPeer(server: TcpEnd, client: TcpEnd): Promise<TcpPeer> {
+  return new TcpPeerFinder(server).find(client);
 }

@@ -114,6 +114,9 @@ function isInitialize(body: unknown): boolean {
   );
 }
 
+/** The only address the front listens on. */
+const LOOPBACK = '127.0.0.1';
+
 /** How many ended MCP session ids the front remembers, to tell a stale id from a forged one. */
 const ENDED_SESSIONS_KEPT = 1024;
 
@@ -152,7 +155,7 @@ export class HttpFront {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
+      server.listen(0, LOOPBACK, () => {
         server.off('error', reject);
         resolve();
       });
@@ -198,16 +201,20 @@ export class HttpFront {
     const known = this.peers.get(socket);
     if (known?.kind === 'process') return known;
     const port = socket.remotePort;
-    if (port === undefined) return { kind: 'gone' };
-    this.finder ??= new TcpPeerFinder(this.port);
+    const address = socket.remoteAddress;
+    if (port === undefined || address === undefined) return { kind: 'gone' };
+    this.finder ??= new TcpPeerFinder({ address: LOOPBACK, port: this.port });
     const bound = this.options.boundPeer(route.process);
-    const peer = await this.finder.find(port, {
-      ...(bound !== undefined ? { expect: [bound] } : {}),
-      // Codex's last DELETE comes as it exits: closed by the time it is looked for, nothing is read
-      ...(method === 'DELETE'
-        ? { looks: 1, closed: () => socket.destroyed || socket.readableEnded }
-        : { closed: () => socket.destroyed }),
-    });
+    const peer = await this.finder.find(
+      { address, port },
+      {
+        ...(bound !== undefined ? { expect: [bound] } : {}),
+        // Codex's last DELETE comes as it exits: closed by the time it is looked for, nothing is read
+        ...(method === 'DELETE'
+          ? { looks: 1, closed: () => socket.destroyed || socket.readableEnded }
+          : { closed: () => socket.destroyed }),
+      },
+    );
     this.peers.set(socket, peer);
     return peer;
   }

@@ -9,6 +9,7 @@ import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 
 import {
+  canonicalAddress,
   parseProcNetTcp,
   processStart,
   tcpPeer,
@@ -30,12 +31,46 @@ afterAll(() => {
   server.close();
 });
 
+/** A child process holding one connection to `port`, from `from` (default: any address and port). */
+async function connectedChild(
+  port: number,
+  from: { address: string; port: number } | undefined,
+): Promise<{ child: ReturnType<typeof spawn>; socket: Socket }> {
+  const connected = new Promise<Socket>((resolve) => server.once('connection', resolve));
+  const local =
+    from !== undefined ? `, localAddress: '${from.address}', localPort: ${String(from.port)}` : '';
+  const script = `require('net').connect({ port: ${String(port)}, host: '127.0.0.1'${local} }); setTimeout(() => {}, 30000)`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
+  return { child, socket: await connected };
+}
+
 describe('tcp peer', () => {
   it('parses ports and inodes, skipping sockets no process holds', () => {
-    expect(parseProcNetTcp(SAMPLE)).toEqual([
-      { localPort: 0xa1b2, remotePort: 0x1f90, inode: 4242 },
-      { localPort: 0x1f90, remotePort: 0xa1b2, inode: 4243 },
+    const end = (port: number, address = '127.0.0.1') => ({ address, port });
+    expect(parseProcNetTcp(SAMPLE, true)).toEqual([
+      { local: end(0xa1b2), remote: end(0x1f90), inode: 4242 },
+      { local: end(0x1f90), remote: end(0xa1b2), inode: 4243 },
     ]);
+    // tcp6: an IPv4-mapped address is the IPv4 address, any other stays IPv6
+    const six = `  sl  local_address                         remote_address                        st
+   0: 0000000000000000FFFF00000100007F:A1B2 0000000000000000FFFF00000200007F:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 77 1
+   1: 00000000000000000000000001000000:A1B3 00000000000000000000000001000000:1F90 01 00000000:00000000 00:00000000 00000000  1000        0 78 1
+`;
+    expect(parseProcNetTcp(six, true)).toEqual([
+      { local: end(0xa1b2), remote: end(0x1f90, '127.0.0.2'), inode: 77 },
+      {
+        local: end(0xa1b3, 'v6:0:0:0:0:0:0:0:1'),
+        remote: end(0x1f90, 'v6:0:0:0:0:0:0:0:1'),
+        inode: 78,
+      },
+    ]);
+    // a big-endian host prints the words in network order
+    expect(parseProcNetTcp(SAMPLE.replaceAll('0100007F', '7F000001'), false)[0]).toEqual({
+      local: end(0xa1b2),
+      remote: end(0x1f90),
+      inode: 4242,
+    });
+    expect(canonicalAddress('::ffff:127.0.0.1')).toBe('127.0.0.1');
   });
 
   it('names the process holding the client end, with its start time', async () => {
@@ -46,19 +81,53 @@ describe('tcp peer', () => {
     const child = spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
     try {
       const socket = await connected;
-      const peer = await tcpPeer(port, socket.remotePort ?? 0);
+      const here = { address: '127.0.0.1', port };
+      const peer = await tcpPeer(here, { address: '127.0.0.1', port: socket.remotePort ?? 0 });
       expect(peer).toEqual({
         kind: 'process',
         process: { pid: child.pid, start: processStart(child.pid ?? 0) },
       });
       // a port no connection uses: nobody holds it
-      expect(await tcpPeer(port, 1)).toEqual({ kind: 'gone' });
+      expect(await tcpPeer(here, { address: '127.0.0.1', port: 1 })).toEqual({ kind: 'gone' });
       child.kill('SIGKILL');
       await new Promise((resolve) => child.once('exit', resolve));
       // once the client is gone, its end of the connection is nobody's
-      expect(await tcpPeer(port, socket.remotePort ?? 0)).toEqual({ kind: 'gone' });
+      expect(await tcpPeer(here, { address: '127.0.0.1', port: socket.remotePort ?? 0 })).toEqual({
+        kind: 'gone',
+      });
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('tells apart two clients of one port number on two loopback addresses', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const first = await connectedChild(port, undefined);
+    const clientPort = first.socket.remotePort ?? 0;
+    // a second process takes the same port number on another loopback address
+    const second = await connectedChild(port, { address: '127.0.0.2', port: clientPort });
+    try {
+      expect(second.socket.remotePort).toBe(clientPort);
+      const finder = new TcpPeerFinder({ address: '127.0.0.1', port });
+      const holder = (pid: number | undefined) => ({
+        kind: 'process',
+        process: { pid, start: processStart(pid ?? 0) },
+      });
+      expect(
+        await finder.find(
+          { address: second.socket.remoteAddress ?? '', port: clientPort },
+          { expect: [first.child.pid ?? 0] },
+        ),
+      ).toEqual(holder(second.child.pid));
+      expect(
+        await finder.find(
+          { address: first.socket.remoteAddress ?? '', port: clientPort },
+          { expect: [second.child.pid ?? 0] },
+        ),
+      ).toEqual(holder(first.child.pid));
+    } finally {
+      first.child.kill('SIGKILL');
+      second.child.kill('SIGKILL');
     }
   });
 
@@ -83,21 +152,22 @@ describe('tcp peer', () => {
         kind: 'process',
         process: { pid: child.pid, start: processStart(child.pid ?? 0) },
       };
-      const finder = new TcpPeerFinder(port);
-      const ports = three.map((socket) => socket.remotePort ?? 0);
+      const finder = new TcpPeerFinder({ address: '127.0.0.1', port });
+      const ports = three.map((socket) => ({ address: '127.0.0.1', port: socket.remotePort ?? 0 }));
+      const none = { address: '127.0.0.1', port: 1 };
       // asked at once: one answer each, all the child's, whoever is expected
       const found = await Promise.all([
-        finder.find(ports[0] ?? 0, { expect: [child.pid ?? 0] }),
-        finder.find(ports[1] ?? 0, { expect: [process.pid] }),
-        finder.find(ports[2] ?? 0),
+        finder.find(ports[0] ?? none, { expect: [child.pid ?? 0] }),
+        finder.find(ports[1] ?? none, { expect: [process.pid] }),
+        finder.find(ports[2] ?? none),
       ]);
       expect(found).toEqual([holder, holder, holder]);
       // a port nobody uses is gone after its looks, one look or three
-      expect(await finder.find(1, { looks: 1 })).toEqual({ kind: 'gone' });
-      expect(await finder.find(1)).toEqual({ kind: 'gone' });
+      expect(await finder.find(none, { looks: 1 })).toEqual({ kind: 'gone' });
+      expect(await finder.find(none)).toEqual({ kind: 'gone' });
       // a connection its client has closed is gone without a look, live or not in the table
-      expect(await finder.find(ports[0] ?? 0, { closed: () => true })).toEqual({ kind: 'gone' });
-      expect(await finder.find(ports[0] ?? 0, { closed: () => false })).toEqual(holder);
+      expect(await finder.find(ports[0] ?? none, { closed: () => true })).toEqual({ kind: 'gone' });
+      expect(await finder.find(ports[0] ?? none, { closed: () => false })).toEqual(holder);
     } finally {
       child.kill('SIGKILL');
     }
