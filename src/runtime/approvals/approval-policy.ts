@@ -19,6 +19,8 @@ export interface PolicyScope {
   readonly role: string;
   /** Values masked in what is shown to people. */
   readonly secrets: readonly string[];
+  /** Masks every credential of the session, every process's included (default: `secrets`). */
+  readonly mask?: (text: string) => string;
   /** The calling thread's role and grants; without it every request is the process root's. */
   readonly gate?: ApprovalGate;
 }
@@ -58,7 +60,7 @@ export function queuePolicy(queue: ApprovalQueue, scope: PolicyScope): ApprovalP
         server,
         tool,
         params,
-        text: maskSecrets(text, scope.secrets),
+        text: scope.mask?.(text) ?? maskSecrets(text, scope.secrets),
       });
     };
     if (toolCall && gate !== undefined && (role === null || !gate.may(role, server, tool))) {

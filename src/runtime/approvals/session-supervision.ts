@@ -169,6 +169,7 @@ export class SessionSupervision {
       process,
       role,
       secrets: [...this.secrets, ...secrets],
+      mask: (text) => this.events.mask(text),
       ...(gate !== undefined ? { gate } : {}),
     });
   }

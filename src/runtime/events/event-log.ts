@@ -39,6 +39,11 @@ export class EventLog {
     this.secrets = [...new Set([...this.secrets, ...values])];
   }
 
+  /** `text` with every value masked that the log masks (the session's and every process's). */
+  mask(text: string): string {
+    return maskSecrets(text, this.secrets);
+  }
+
   listen(listener: (event: SessionEvent) => void): void {
     this.listeners.push(listener);
   }

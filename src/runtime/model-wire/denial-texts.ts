@@ -2,16 +2,15 @@
  * Tells the model why codex-mmo turned a call away after asking (pure). When a person denies a
  * tool call Codex put to the session's queue (or nobody answers in time), Codex gives the model
  * only "user rejected MCP tool call". The next request of that thread repeats the call and that
- * output; the output of the call that matches a recorded denial (same server, tool and
- * arguments, in order) is rewritten to codex-mmo's own text, the person's reason included.
+ * output: the denial is tied to that call (same server, tool and arguments; by call id from then
+ * on), and its output is rewritten to codex-mmo's own text, the person's reason included.
  */
+import { createHash } from 'node:crypto';
+
 import { modelSafeName } from '../../config/compile/role-grants.js';
-import type { DeniedCall } from '../protocol/approval-types.js';
 
 /** What Codex answers the model for a declined MCP tool call (0.149 and 0.171 alike). */
 export const CODEX_REJECTED = 'user rejected MCP tool call';
-
-export type { DeniedCall };
 
 /** The server ID and tool a call's name points at (undefined: not a Tool MCP server's). */
 export type CallTarget = (
@@ -38,10 +37,11 @@ function canonical(value: unknown): string {
   return JSON.stringify(sort(value ?? {}));
 }
 
-function argumentsOf(item: Record<string, unknown>): string {
-  if (typeof item.arguments !== 'string') return canonical(item.arguments);
+/** A call's arguments as a value (its JSON text parsed; the text itself when it is no JSON). */
+function argumentsOf(item: Record<string, unknown>): unknown {
+  if (typeof item.arguments !== 'string') return item.arguments;
   try {
-    return canonical(JSON.parse(item.arguments) as unknown);
+    return JSON.parse(item.arguments) as unknown;
   } catch {
     return item.arguments;
   }
@@ -78,47 +78,85 @@ function replaced(output: unknown, text: string): unknown {
   );
 }
 
+/** How a call is known to its denial: a digest of its server, model-safe tool name and arguments. */
+export function denialKey(server: string, tool: string, params: unknown): string {
+  return createHash('sha256')
+    .update(`${server}\u0000${modelSafeName(tool)}\u0000${canonical(params)}`)
+    .digest('base64');
+}
+
+/** A denial not yet tied to the call it explains. */
+export interface PendingDenial {
+  readonly key: string;
+  readonly text: string;
+}
+
+/** One thread's denials: those tied to a call (by call id), and those waiting for theirs. */
+export interface DenialState {
+  readonly bound: ReadonlyMap<string, string>;
+  readonly pending: readonly PendingDenial[];
+}
+
+export interface Explained {
+  /** `input` with the outputs rewritten (`input` itself when none is). */
+  readonly input: unknown;
+  /** Pending denials tied to a call by this request: call id → text. */
+  readonly bound: ReadonlyMap<string, string>;
+  /** The indexes of the pending denials this request tied. */
+  readonly used: ReadonlySet<number>;
+}
+
 /**
- * `input` with the output of each denied call rewritten (`input` itself when none is): a
- * `function_call_output` saying Codex's text, whose call names a denial's server, tool and
- * arguments. Each denial explains one call, the first that matches.
+ * Rewrites the output of each denied call of `input` (pure): a `function_call_output` that is
+ * Codex's exact rejection, of a call already tied to a denial, or else of the latest untied call
+ * whose server, tool and arguments a pending denial names (a denial is recorded just before the
+ * request that carries its call's rejection, so that call is the newest of its kind).
  */
-export function explainDenials(
-  input: unknown,
-  denials: readonly DeniedCall[],
-  target: CallTarget,
-): unknown {
-  if (denials.length === 0 || !Array.isArray(input)) return input;
+export function explainDenials(input: unknown, state: DenialState, target: CallTarget): Explained {
+  const none: Explained = { input, bound: new Map(), used: new Set() };
+  if ((state.bound.size === 0 && state.pending.length === 0) || !Array.isArray(input)) return none;
+  const items = input as unknown[];
   const calls = new Map<string, Record<string, unknown>>();
-  for (const item of input) {
-    if (isRecord(item) && item.type === 'function_call' && typeof item.call_id === 'string') {
-      calls.set(item.call_id, item);
-    }
+  const rejected: string[] = [];
+  for (const item of items) {
+    if (!isRecord(item) || typeof item.call_id !== 'string') continue;
+    if (item.type === 'function_call') calls.set(item.call_id, item);
+    else if (item.type === 'function_call_output' && rejects(item.output))
+      rejected.push(item.call_id);
   }
+  const bound = new Map<string, string>();
   const used = new Set<number>();
-  const out = input.map((item: unknown) => {
-    if (!isRecord(item) || item.type !== 'function_call_output' || !rejects(item.output)) {
-      return item;
-    }
-    const call = typeof item.call_id === 'string' ? calls.get(item.call_id) : undefined;
-    if (call === undefined || typeof call.name !== 'string') return item;
+  // the newest untied rejections take the newest pending denials of their kind
+  for (const callId of rejected.reverse()) {
+    if (state.bound.has(callId) || bound.has(callId) || used.size === state.pending.length)
+      continue;
+    const call = calls.get(callId);
+    if (call === undefined || typeof call.name !== 'string') continue;
     const named = target(
       typeof call.namespace === 'string' ? call.namespace : undefined,
       call.name,
     );
-    if (named === undefined) return item;
-    const args = argumentsOf(call);
-    const at = denials.findIndex(
-      (d, i) =>
-        !used.has(i) &&
-        d.server === named.server &&
-        (d.tool === named.tool || modelSafeName(d.tool) === named.tool) &&
-        canonical(d.params) === args,
-    );
-    const denial = denials[at];
-    if (denial === undefined) return item;
-    used.add(at);
-    return { ...item, output: replaced(item.output, denial.text) };
+    if (named === undefined) continue;
+    const key = denialKey(named.server, named.tool, argumentsOf(call));
+    for (let at = state.pending.length - 1; at >= 0; at--) {
+      const pending = state.pending[at];
+      if (used.has(at) || pending?.key !== key) continue;
+      used.add(at);
+      bound.set(callId, pending.text);
+      break;
+    }
+  }
+  const textOf = (callId: unknown): string | undefined =>
+    typeof callId === 'string' ? (state.bound.get(callId) ?? bound.get(callId)) : undefined;
+  let changed = 0;
+  const out = items.map((item) => {
+    if (!isRecord(item) || item.type !== 'function_call_output' || !rejects(item.output)) {
+      return item;
+    }
+    const text = textOf(item.call_id);
+    if (text === undefined) return item;
+    changed++;
+    return { ...item, output: replaced(item.output, text) };
   });
-  return used.size > 0 ? out : input;
+  return { input: changed > 0 ? out : input, bound, used };
 }

@@ -61,7 +61,8 @@ import {
 } from '../../config/compile/role-grants.js';
 import { ThreadRoles } from './thread-roles.js';
 import { narrowDeferredTools } from './deferred-tools.js';
-import { explainDenials, type DeniedCall } from './denial-texts.js';
+import { denialKey, explainDenials, type PendingDenial } from './denial-texts.js';
+import type { DeniedCall } from '../protocol/approval-types.js';
 import { additionalTools, callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
 import {
   callFilter,
@@ -207,6 +208,8 @@ function sendError(res: ServerResponse, status: number, message: string): void {
 
 /** Denials kept per thread for explaining (the oldest is dropped past it). */
 const MAX_DENIALS_PER_THREAD = 256;
+/** The longest refusal text kept for a denial (a person's reason can be long). */
+const MAX_DENIAL_TEXT = 2000;
 
 export class ModelWire {
   /** How the provider is fronted, or why it cannot be. */
@@ -217,7 +220,10 @@ export class ModelWire {
   /** Call ids each thread's requests have carried so far. */
   private readonly calls = new Map<string, Set<string>>();
   /** Calls turned away after asking, by process and thread: explained in later requests. */
-  private readonly denials = new Map<string, DeniedCall[]>();
+  private readonly denials = new Map<
+    string,
+    { bound: Map<string, string>; pending: PendingDenial[] }
+  >();
   private readonly processes = new Map<string, RegisteredProcess>();
   private readonly httpAgent = new HttpAgent({ keepAlive: true });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
@@ -306,12 +312,39 @@ export class ModelWire {
    * requests give the model `denial.text` for it instead of Codex's bare rejection.
    */
   explainDenial(process: string, thread: string, denial: DeniedCall): void {
+    if (!this.enforcing) return;
     const key = `${process}\u0000${thread}`;
-    const list = this.denials.get(key) ?? [];
-    list.push(denial);
-    // one per question a person was asked: bounded all the same
-    if (list.length > MAX_DENIALS_PER_THREAD) list.shift();
-    this.denials.set(key, list);
+    const state = this.denials.get(key) ?? { bound: new Map<string, string>(), pending: [] };
+    state.pending.push({
+      key: denialKey(denial.server, denial.tool, denial.params),
+      text: denial.text.slice(0, MAX_DENIAL_TEXT),
+    });
+    // one per question a person was asked, each tied at the thread's next request: bounded all the same
+    if (state.pending.length > MAX_DENIALS_PER_THREAD) state.pending.shift();
+    this.denials.set(key, state);
+  }
+
+  /** The thread's request input with denied calls explained; ties what it can to its call. */
+  private explained(
+    process: RegisteredProcess,
+    thread: string | undefined,
+    input: unknown,
+  ): unknown {
+    const state =
+      thread === undefined ? undefined : this.denials.get(`${process.id}\u0000${thread}`);
+    if (state === undefined) return input;
+    const out = explainDenials(input, state, (namespace, name) =>
+      this.serverTool(process, namespace, name),
+    );
+    state.pending = state.pending.filter((_, at) => !out.used.has(at));
+    for (const [callId, text] of out.bound) {
+      state.bound.set(callId, text);
+      if (state.bound.size > MAX_DENIALS_PER_THREAD) {
+        const oldest = state.bound.keys().next().value;
+        if (oldest !== undefined) state.bound.delete(oldest);
+      }
+    }
+    return out.input;
   }
 
   /** The role of a thread the wire has seen (null: seen but unattributed); undefined if unseen. */
@@ -414,10 +447,10 @@ export class ModelWire {
       process.wire.servers,
       this.options.codex ?? NEWEST_CODEX,
     );
-    const input = explainDenials(
+    const input = this.explained(
+      process,
+      identity.threadId,
       deferred.removed.length > 0 ? deferred.input : body.input,
-      this.denials.get(`${process.id}\u0000${identity.threadId ?? ''}`) ?? [],
-      (namespace, name) => this.serverTool(process, namespace, name),
     );
     const removed = [...new Set([...filtered.removed, ...deferred.removed])];
     const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);

@@ -101,4 +101,34 @@ describe('queuePolicy with the session gate', () => {
     expect(await answer).toBe('decline');
     expect(records.map(summary)).toEqual(['aide guarded.get-sum denied session-ended']);
   });
+
+  it("hands the model wire codex-mmo's refusal for the call, masked with every credential", async () => {
+    const queue = new ApprovalQueue({ session: 's', timeoutSec: 60 });
+    const explained: string[] = [];
+    const gate = approvalGate(
+      plan,
+      (t) => THREADS[t],
+      () => undefined,
+      (process, thread, denial) =>
+        explained.push(`${process} ${thread} ${denial.server}.${denial.tool} ${denial.text}`),
+    );
+    // the reason names another process's credential, which this process's own list lacks
+    const policy = queuePolicy(queue, {
+      process: 'root',
+      role: 'lead',
+      secrets: ['own-secret-1234'],
+      mask: (text) => text.replaceAll('worker-secret-5678', '***'),
+      gate,
+    });
+    const answer = policy(request('aide-thread', 'get-sum'));
+    await Promise.resolve();
+    queue.answer(queue.pending()[0]!.id, 'deny', 'op', 'cli', 'uses worker-secret-5678');
+    expect(await answer).toBe('decline');
+    // a call outside the role's grant is explained too, without asking anyone
+    expect(await policy(request('lead-thread', 'get-sum'))).toBe('decline');
+    expect(explained).toEqual([
+      "root aide-thread guarded.get-sum codex-mmo did not run guarded.get-sum for role 'aide': a person denied it (reason: uses ***) [approval-denied]",
+      "root lead-thread guarded.get-sum codex-mmo did not run guarded.get-sum: it is not granted to role 'lead' [tool-not-granted-to-role]",
+    ]);
+  });
 });
