@@ -12,6 +12,8 @@ export interface CliIo {
   readonly home: string;
   /** Whether stdout is a terminal (for colour and alignment decisions). */
   readonly isTty: boolean;
+  /** Whether stdin is a terminal (Codex's TUI needs one); undefined where not known. */
+  readonly stdinIsTty?: boolean;
 }
 
 /** A command module: parses its own arguments and returns the process exit code. */

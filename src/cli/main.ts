@@ -57,6 +57,10 @@ async function main(): Promise<number> {
     get isTty() {
       return process.stdout.isTTY;
     },
+    get stdinIsTty() {
+      // Node leaves `isTTY` unset, not false, on a stream that is no terminal
+      return (process.stdin.isTTY as boolean | undefined) === true;
+    },
   });
 }
 process.exitCode = await main().catch(uncaught);

@@ -249,10 +249,17 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   } else {
     const group = COMMANDS[first];
     if (!group) {
-      const hint = commandHint(first, [...Object.keys(COMMANDS), ...Object.keys(TOP_LEVEL)]);
+      // an option before any command: only --help, --version and the global options are one
+      const what = first.startsWith('-') ? 'option' : 'command';
+      const hint = commandHint(
+        first,
+        what === 'option'
+          ? ['--help', '--version']
+          : [...Object.keys(COMMANDS), ...Object.keys(TOP_LEVEL)],
+      );
       if (wantsJson(argv))
-        return printJsonFailure(io, new UsageError(`unknown command '${first}'.${hint}`));
-      io.stderr(`codex-mmo: unknown command '${first}'.${hint}\n\n${topLevelHelp()}`);
+        return printJsonFailure(io, new UsageError(`unknown ${what} '${first}'.${hint}`));
+      io.stderr(`codex-mmo: unknown ${what} '${first}'.${hint}\n\n${topLevelHelp()}`);
       return EXIT_USAGE;
     }
     if (second === '--help' || second === '-h') {

@@ -31,6 +31,10 @@ describe('router', () => {
     const plain = await runCli(['nope']);
     expect(plain.code).toBe(2);
     expect(plain.stderr).toContain("unknown command 'nope'.\n");
+    // an option before any command is called one, with the nearest top-level option
+    const option = await runCli(['--verison']);
+    expect(option.code).toBe(2);
+    expect(option.stderr).toContain("unknown option '--verison'. Did you mean '--version'?");
   });
 
   it('exits 2 on an unknown subcommand, suggesting the nearest one', async () => {

@@ -91,6 +91,16 @@ describe('tool-mcp import', () => {
     expect(refused.stdout).not.toContain(TOKEN);
     expect(await registryFiles(ws)).toEqual([]);
 
+    // a dry run says so too: the server is started to list its tools, and its variable is unset
+    const dryRefused = await runIn(ws, ['tool-mcp', 'import', codex, '--dry-run'], {
+      env,
+      json: false,
+    });
+    expect(dryRefused.code).toBe(1);
+    expect(dryRefused.stderr).toContain("-> 'everything' cannot be imported [");
+    expect(dryRefused.stderr).toContain('error[missing-env-var]');
+    expect(dryRefused.stdout + dryRefused.stderr).not.toContain('would move');
+
     // a dry run shows the fragment and what would move, and writes nothing
     const dry = await runIn(ws, ['tool-mcp', 'import', codex, '--dry-run', '--move-secrets'], {
       env,
@@ -147,6 +157,8 @@ describe('tool-mcp import', () => {
     expect(again.json<ImportJson>().servers[0]?.diagnostics.map((d) => d.code)).toContain(
       'import-id-taken',
     );
+    // nothing was written, so nothing is said to have moved
+    expect(again.json<ImportJson>().servers[0]?.moved).toEqual([]);
     expect(await registryFiles(ws)).toEqual(['50-everything-too.toml', '50-everything.toml']);
 
     // export prints the variable, never its value
@@ -160,6 +172,31 @@ describe('tool-mcp import', () => {
     });
     expect(exported.stdout + exported.stderr).not.toContain(TOKEN);
   }, 120_000);
+
+  it('names a server whose start failed, and how to import only it once fixed', async () => {
+    const ws = await workspace();
+    const env = launchEnv(ws);
+    const file = ws.path('two/config.toml');
+    await mkdir(ws.path('two'), { recursive: true });
+    await writeFile(
+      file,
+      `[mcp_servers.everything]
+command = ${q(EVERYTHING_BIN)}
+args = ["stdio"]
+
+[mcp_servers.broken]
+command = "/bin/false"
+`,
+    );
+    const result = await runIn(ws, ['tool-mcp', 'import', file], { env, json: false });
+    expect(result.code).toBe(1);
+    expect(await registryFiles(ws)).toEqual(['50-everything.toml']);
+    expect(result.stderr).toMatch(
+      /broken \(mcp_servers\.broken:\d+\) -> 'broken' cannot be imported \[[a-z-]+\]/,
+    );
+    expect(result.stderr).toContain('not imported: broken;');
+    expect(result.stderr).toContain('--only broken');
+  }, 60_000);
 
   it('writes without a probe from the source tool list, under another ID', async () => {
     const ws = await workspace();

@@ -320,6 +320,12 @@ async function reportOutcome(
     io.stderr(
       `${terminalSafe(`codex-mmo: session ${id} failed: ${outcome.record.error ?? `exit code ${outcome.exitCode}`}`)}\n`,
     );
+    // Codex's own words ("stdin is not a terminal") do not say what to run instead
+    if (session.mode === 'run' && io.stdinIsTty === false) {
+      io.stderr(
+        "codex-mmo: `run` opens Codex's interactive TUI, which needs a terminal; without one, run `codex-mmo exec PROFILE PROMPT`\n",
+      );
+    }
   }
   // Codex's TUI ends with a `codex resume` hint for a home that went with the session
   // `run` names the way on only when there is one: a root that kept a Codex thread

@@ -107,7 +107,8 @@ function resultText(result: ImportResult): string {
   const lines: string[] = [];
   for (const server of result.servers) {
     const where = server.source.line !== undefined ? `:${String(server.source.line)}` : '';
-    const head = `${server.name} (${server.source.path}${where}) -> '${server.id}' ${STATUS_WORDS[server.status]}`;
+    const why = server.diagnostics.find((d) => d.severity === 'error')?.code;
+    const head = `${server.name} (${server.source.path}${where}) -> '${server.id}' ${STATUS_WORDS[server.status]}${server.status === 'refused' && why !== undefined ? ` [${why}]` : ''}`;
     lines.push(terminalSafe(server.status === 'refused' ? head : `${head} ${server.file}`));
     if (server.text !== undefined && server.status !== 'refused') {
       for (const line of server.text.trimEnd().split('\n')) lines.push(`    ${terminalSafe(line)}`);
@@ -133,6 +134,13 @@ function resultText(result: ImportResult): string {
     lines.push(
       `imported ${String(count('imported'))} server(s); review the fragments, then run \`codex-mmo tool-mcp validate\``,
     );
+    const refused = result.servers.filter((s) => s.status === 'refused').map((s) => s.name);
+    if (refused.length > 0) {
+      // the imported ones now hold their IDs: an import of the whole file again would be refused
+      lines.push(
+        `not imported: ${refused.join(', ')}; fix the errors above, then import only ${refused.length === 1 ? 'it' : 'them'}: --only ${refused.join(',')}`,
+      );
+    }
   } else lines.push('nothing was imported; fix the errors above and run import again');
   return `${lines.join('\n')}\n`;
 }

@@ -82,6 +82,8 @@ export interface PlanContext {
   /** Source name (or proposed ID) → registry ID. */
   readonly rename?: Readonly<Record<string, string>>;
   readonly moveSecrets: boolean;
+  /** Whether each server will be started to list its tools (then every variable must be set). */
+  readonly probe?: boolean;
   /** The fragment's first comment line. */
   readonly origin: string;
 }
@@ -299,6 +301,16 @@ export function planImport(parsed: ParsedImportFile, ctx: PlanContext): ImportPl
     const missing = variables.filter(
       (name) => ctx.lookup(name) === undefined && !move.some((m) => m.name === name),
     );
+    // a server started to list its tools needs its variables now, not only at launch
+    if (ctx.probe === true && target !== undefined && missing.length > 0) {
+      const literal = missing.filter((name) => candidate.secrets.some((x) => x.name === name));
+      own.push(
+        registryDiagnostic('missing-env-var', {
+          message: `server '${candidate.name}' is started to list its tools, and needs ${missing.join(', ')}, which ${missing.length === 1 ? 'is' : 'are'} not set: set ${missing.length === 1 ? 'it' : 'them'} in credentials.env or the launch environment${literal.length > 0 ? `, or import with --move-secrets to move the source's value${literal.length === 1 ? '' : 's'} of ${literal.join(', ')} there` : ''}, or import with --no-probe`,
+          ...where,
+        }),
+      );
+    }
     return {
       name: candidate.name,
       id,

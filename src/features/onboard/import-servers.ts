@@ -219,6 +219,7 @@ export async function importServers(
     ...(request.only !== undefined ? { only: request.only } : {}),
     ...(request.rename !== undefined ? { rename: request.rename } : {}),
     moveSecrets: request.moveSecrets === true,
+    probe: request.probe !== false,
     origin,
   });
   const secretValues = parsed.candidates.flatMap((c) => c.secrets.map((s) => s.value));
@@ -242,7 +243,8 @@ export async function importServers(
         ...summary(planned),
         status: !planned.ok ? 'refused' : plan.ok ? 'would-import' : 'not-imported',
         ...(planned.preview !== undefined ? { text: planned.preview } : {}),
-        moved: planned.move.map((m) => m.name),
+        // nothing is written: only a dry run names what it would move
+        moved: dryRun ? planned.move.map((m) => m.name) : [],
         diagnostics: planned.diagnostics,
       })),
     );

@@ -114,6 +114,30 @@ describe('planImport', () => {
     expect(conflict.ok).toBe(false);
   });
 
+  it('refuses, before anything starts, a server to be probed whose variables are not set', () => {
+    // github names GITHUB_PERSONAL_ACCESS_TOKEN (a literal in the source) and HTTPS_PROXY
+    const probed = planImport(codex, context({ only: ['github'], probe: true }));
+    const error = byId(probed, 'github').diagnostics.find((d) => d.code === 'missing-env-var');
+    expect(error?.severity).toBe('error');
+    expect(error?.message).toContain('GITHUB_PERSONAL_ACCESS_TOKEN, HTTPS_PROXY');
+    expect(error?.message).toContain('--move-secrets');
+    expect(error?.message).toContain('--no-probe');
+    expect(probed.ok).toBe(false);
+    // set, moved, or not probed: no such error
+    const set = planImport(
+      codex,
+      context({
+        only: ['github'],
+        probe: true,
+        moveSecrets: true,
+        lookup: (n) => (n === 'HTTPS_PROXY' ? 'x' : undefined),
+      }),
+    );
+    expect(codes(byId(set, 'github'))).not.toContain('missing-env-var');
+    const unprobed = planImport(codex, context({ only: ['github'], probe: false }));
+    expect(codes(byId(unprobed, 'github'))).not.toContain('missing-env-var');
+  });
+
   it('keeps every secret value out of diagnostics and previews', () => {
     const plan = planImport(codex, context({ moveSecrets: true }));
     const text = JSON.stringify(plan.servers.map((s) => [s.diagnostics, s.preview]));

@@ -196,6 +196,10 @@ describe('run', () => {
     ]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--no-such-codex-flag');
+    // the TUI without a terminal: Codex's refusal, then what to run instead
+    const noTerminal = await runInWorld(scripted.world, ['run', scripted.world.packDir]);
+    expect(noTerminal.code).toBe(1);
+    expect(noTerminal.stderr).toContain('needs a terminal; without one, run `codex-mmo exec');
     const listed = await runInWorld(scripted.world, ['session', 'list', '--json']);
     const sessions = (
       JSON.parse(listed.stdout) as {
@@ -205,6 +209,7 @@ describe('run', () => {
     expect(sessions.map((s) => [s.status, s.exit_code])).toEqual([
       ['ended', 0],
       ['failed', 2],
+      ['failed', 1],
     ]);
   }, 60_000);
 });
