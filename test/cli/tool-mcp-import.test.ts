@@ -232,6 +232,15 @@ command = "/bin/false"
     expect(unknown.json<ImportJson>().diagnostics.map((d) => d.code)).toEqual([
       'import-format-unknown',
     ]);
+    // a misspelled format is a usage error with the nearest one, both ways
+    const from = await runIn(ws, ['tool-mcp', 'import', other, '--from', 'codx'], { json: false });
+    expect(from.code).toBe(2);
+    expect(from.stderr).toContain(
+      "--from takes one of codex, claude, server-json (did you mean 'codex'?)",
+    );
+    const to = await runIn(ws, ['tool-mcp', 'export', 'x', '--to', 'clude'], { json: false });
+    expect(to.code).toBe(2);
+    expect(to.stderr).toContain("(did you mean 'claude'?)");
     const schema = await runIn(ws, [
       'tool-mcp',
       'import',

@@ -5,7 +5,7 @@
  */
 import { loadRegistry, type RegistryEntry } from '../../index.js';
 import { lookupServer } from '../../config/registry/index.js';
-import type { Diagnostic } from '../../foundation/diagnostics/index.js';
+import { suggest, type Diagnostic } from '../../foundation/diagnostics/index.js';
 import {
   EXPORT_FORMATS,
   exportServers,
@@ -39,7 +39,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (cmd.help) return printHelp(io, USAGE);
   const to = cmd.values.to;
   if (typeof to !== 'string' || !(EXPORT_FORMATS as readonly string[]).includes(to)) {
-    throw new UsageError(`--to takes one of ${EXPORT_FORMATS.join(', ')}`);
+    const near = typeof to === 'string' ? suggest(to, EXPORT_FORMATS) : undefined;
+    const hint = near !== undefined ? ` (did you mean '${near}'?)` : '';
+    throw new UsageError(`--to takes one of ${EXPORT_FORMATS.join(', ')}${hint}`);
   }
   const format = to as ExportFormat;
   const ids = [...new Set(cmd.positionals)];

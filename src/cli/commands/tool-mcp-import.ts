@@ -5,7 +5,7 @@
  * variable names and are moved to credentials.env only on request. No value is ever printed.
  */
 import { configFiles, loadCredentials, maskSecrets } from '../../index.js';
-import { maskDeep } from '../../foundation/diagnostics/index.js';
+import { maskDeep, suggest } from '../../foundation/diagnostics/index.js';
 import { terminalSafe } from '../../foundation/text/index.js';
 import {
   IMPORT_FORMATS,
@@ -150,7 +150,9 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
   if (cmd.help) return printHelp(io, USAGE);
   const from = cmd.values.from;
   if (from !== undefined && !(IMPORT_FORMATS as readonly unknown[]).includes(from)) {
-    throw new UsageError(`--from takes one of ${IMPORT_FORMATS.join(', ')}`);
+    const near = typeof from === 'string' ? suggest(from, IMPORT_FORMATS) : undefined;
+    const hint = near !== undefined ? ` (did you mean '${near}'?)` : '';
+    throw new UsageError(`--from takes one of ${IMPORT_FORMATS.join(', ')}${hint}`);
   }
   const only =
     typeof cmd.values.only === 'string'
