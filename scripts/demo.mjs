@@ -199,7 +199,9 @@ async function useScriptedModel(model) {
     },
   )}`;
   writeFileSync(file, text);
-  process.stdout.write(`\n$ cat ${file}\n${text}`);
+  process.stdout.write(
+    `\n$ cat ${file}\n${text}\n(codex-base.toml is part of what a snapshot is compiled from, so the session below runs a new snapshot)\n`,
+  );
 }
 
 /**

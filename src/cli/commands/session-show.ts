@@ -72,7 +72,7 @@ export async function run(args: readonly string[], io: CliIo): Promise<number> {
     const ended = !isActiveStatus(record.status) && peak !== undefined;
     const shown = ended ? peak : use;
     for (const [what, value] of budgetLines(ceilings, shown)) {
-      lines.push([`budget: ${what}`, ended ? `${value} at most` : value]);
+      lines.push([`budget: ${what}`, ended ? `peak ${value}` : value]);
     }
     lines.push(['budget: refused', String(refused)]);
   }

@@ -131,9 +131,9 @@ describe('a team budget', () => {
     const shown = await runInWorld(w, ['session', 'show', id]);
     expect(shown.code, shown.stderr).toBe(0);
     // an ended session shows the most it used of each
-    expect(shown.stdout).toMatch(/budget: server processes:\s+1 of 1 at most/);
-    expect(shown.stdout).toMatch(/budget: Codex processes:\s+2 of 2 at most/);
-    expect(shown.stdout).toMatch(/budget: participants:\s+1 of 8 at most/);
+    expect(shown.stdout).toMatch(/budget: server processes:\s+peak 1 of 1/);
+    expect(shown.stdout).toMatch(/budget: Codex processes:\s+peak 2 of 2/);
+    expect(shown.stdout).toMatch(/budget: participants:\s+peak 1 of 8/);
     expect(shown.stdout).toMatch(/budget: refused:\s+2/);
     const json = await runInWorld(w, ['session', 'show', id, '--json']);
     const record = JSON.parse(json.stdout) as { budget: { refused: number; ceilings: object } };
@@ -153,7 +153,7 @@ describe('a team budget', () => {
     expect(result.stdout).toContain('[budget-exceeded]');
     const { id } = await newestSession(w);
     const shown = await runInWorld(w, ['session', 'show', id]);
-    expect(shown.stdout).toMatch(/budget: memory:\s+\d+ MB of 1 MB/);
+    expect(shown.stdout).toMatch(/budget: memory:\s+peak \d+ MB of 1 MB/);
   });
 
   it('refuses a ceiling that is not a whole number before any session exists', async () => {
@@ -186,6 +186,6 @@ describe('a team budget', () => {
     expect(outputs[3]).toContain("its limit (the pack's [budget] participants = 1)");
     const { id } = await newestSession(w);
     const shown = await runInWorld(w, ['session', 'show', id]);
-    expect(shown.stdout).toMatch(/budget: participants:\s+\d of 1/);
+    expect(shown.stdout).toMatch(/budget: participants:\s+peak \d of 1/);
   });
 });
