@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
@@ -37,7 +37,10 @@ const STARTS = Number(process.env.BENCH_STARTS ?? 10);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 6);
 const cli = dist('cli/main.js');
 const echoServer = join(root, 'test', 'fixtures', 'servers', 'echo-server.mjs');
-const codexBin = process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex');
+// a relative path is taken from where the bench was started, whatever directory it runs Codex in
+const codexBin = resolve(
+  process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex'),
+);
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

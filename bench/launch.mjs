@@ -21,7 +21,7 @@
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
@@ -55,7 +55,10 @@ const SPAWN_COUNTS = (process.env.BENCH_SPAWN_COUNTS ?? '1,4,8,16').split(',').m
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 1);
 const GOAL_MS = 150;
 const cli = dist('cli/main.js');
-const codexBin = process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex');
+// a relative path is taken from where the bench was started, whatever directory it runs Codex in
+const codexBin = resolve(
+  process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex'),
+);
 const echoServer = join(root, 'test', 'fixtures', 'servers', 'echo-server.mjs');
 
 const median = (values) => {

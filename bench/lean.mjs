@@ -12,7 +12,7 @@
 // launcher (`node_modules/codex-0149/bin/codex.js` for 0.149).
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, homedir, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 
@@ -36,7 +36,10 @@ const WORKERS = Number(process.env.BENCH_WORKERS ?? 4);
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 5);
 const GOAL_MB = 20;
 const cli = process.env.BENCH_CLI ?? dist('cli/main.js');
-const codexBin = process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex');
+// a relative path is taken from where the bench was started, whatever directory it runs Codex in
+const codexBin = resolve(
+  process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex'),
+);
 const echoServer = join(root, 'test', 'fixtures', 'servers', 'echo-server.mjs');
 
 /** Held model requests, answered when the census is done. */

@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { stringify } from 'smol-toml';
@@ -27,7 +27,10 @@ const { descendants, treeResidentMb } = await import(dist('foundation/process/pr
 
 const COUNTS = (process.env.BENCH_NATIVE_COUNTS ?? '1,8,64').split(',').map(Number);
 const MAX_THREADS = process.env.BENCH_MAX_THREADS;
-const codexBin = process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex');
+// a relative path is taken from where the bench was started, whatever directory it runs Codex in
+const codexBin = resolve(
+  process.env.BENCH_CODEX_BIN ?? join(root, 'node_modules', '.bin', 'codex'),
+);
 const cli = dist('cli/main.js');
 const echoServer = join(root, 'test', 'fixtures', 'servers', 'echo-server.mjs');
 const ROLES = ['reader', 'writer'];
