@@ -9,7 +9,8 @@
 // sub-agent's first model request), the whole run, peak resident memory of the process tree,
 // server processes at the peak, and teardown (root's last answer to the process's exit).
 // BENCH_NATIVE_COUNTS (default 1,8,64), BENCH_MAX_THREADS (Codex's `[agents] max_threads`;
-// default: Codex's own), BENCH_CODEX_BIN (the Codex launcher; default the installed `codex`).
+// default: Codex's own), BENCH_CODEX_BIN (the Codex launcher; default the installed `codex`),
+// BENCH_PLAIN_DENY (set: plain Codex denies reads of the config and state dirs, as codex-mmo does).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, loadavg } from 'node:os';
@@ -189,6 +190,19 @@ try {
     stringify({
       ...scriptedProviderConfig(model.baseUrl),
       developer_instructions: 'ROLE-LEAD',
+      // BENCH_PLAIN_DENY: plain Codex given the read boundary codex-mmo keeps in a process with
+      // native roles (Codex's deny entries for the operator's directories)
+      ...(process.env.BENCH_PLAIN_DENY !== undefined
+        ? {
+            default_permissions: 'plain_deny',
+            permissions: {
+              plain_deny: {
+                extends: ':read-only',
+                filesystem: { [dirs.config]: 'deny', [dirs.state]: 'deny' },
+              },
+            },
+          }
+        : {}),
       mcp_servers: { notes: { ...server, enabled_tools: ['read', 'write'] } },
       agents: {
         ...(MAX_THREADS === undefined ? {} : { max_threads: Number(MAX_THREADS) }),
