@@ -157,6 +157,8 @@ interface TcpTables {
 export interface PeerHints {
   /** Processes to look at first (the one bound to the connection's route). */
   readonly expect?: readonly number[];
+  /** A process whose tree is looked through next (the one spawned for the route's process). */
+  readonly within?: number;
   /** How many reads of the tables it takes for a connection to count as gone (default 3). */
   readonly looks?: number;
   /** Whether the client has closed its end already: then it is gone, and nothing is read. */
@@ -190,7 +192,11 @@ export class TcpPeerFinder {
       if (tables === undefined) return { kind: 'unknown' };
       const entry = await this.entryIn(tables, client);
       if (entry !== undefined) {
-        return ownerOf(`socket:[${String(entry.inode)}]`, hints.expect ?? [], tables);
+        const first = [
+          ...(hints.expect ?? []),
+          ...(hints.within !== undefined ? [hints.within, ...descendants(hints.within)] : []),
+        ];
+        return ownerOf(`socket:[${String(entry.inode)}]`, first, tables);
       }
     }
     return { kind: 'gone' };

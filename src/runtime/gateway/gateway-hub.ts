@@ -150,7 +150,14 @@ export class GatewayHub {
         lookup: (token) => hub.httpTokens.lookup(token),
         ended: (token) => hub.httpTokens.isEnded(token),
         admitPeer: (process, peer) => hub.admitPeer(process, peer),
-        boundPeer: (process) => hub.peers.get(process)?.pid,
+        boundPeer: (process) => {
+          const pid = hub.peers.get(process)?.pid;
+          const within = hub.spawned.get(process)?.pid;
+          return {
+            ...(pid !== undefined ? { pid } : {}),
+            ...(within !== undefined ? { within } : {}),
+          };
+        },
         open: (route, channel) => hub.openHttp(route, channel),
         refused: (route, why) => {
           hub.recordRefusal(route, why);

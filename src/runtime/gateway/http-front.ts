@@ -63,8 +63,11 @@ export interface HttpFrontOptions {
   ended(token: string): boolean;
   /** Whether `peer` may use the routes of `process` (the first peer binds them). */
   admitPeer(process: string, peer: ProcessStamp | undefined): boolean;
-  /** The process bound to the routes of `process`, if any (looked at first). */
-  boundPeer(process: string): number | undefined;
+  /**
+   * Where the holder of a connection for `process` is looked for first: the process bound to its
+   * routes, if any, else the tree of the process the supervisor spawned for it.
+   */
+  boundPeer(process: string): { readonly pid?: number; readonly within?: number };
   /** Serves a new MCP session of `route` on `transport` (started); false: the session is ending. */
   open(route: RouteKey, transport: Transport): Promise<boolean>;
   /** Every refused request, with the route when the token named one. */
@@ -208,7 +211,8 @@ export class HttpFront {
     const peer = await this.finder.find(
       { address, port },
       {
-        ...(bound !== undefined ? { expect: [bound] } : {}),
+        ...(bound.pid !== undefined ? { expect: [bound.pid] } : {}),
+        ...(bound.within !== undefined ? { within: bound.within } : {}),
         // Codex's last DELETE comes as it exits: closed by the time it is looked for, nothing is read
         ...(method === 'DELETE'
           ? { looks: 1, closed: () => socket.destroyed || socket.readableEnded }

@@ -162,6 +162,15 @@ describe('tcp peer', () => {
         finder.find(ports[2] ?? none),
       ]);
       expect(found).toEqual([holder, holder, holder]);
+      // a tree looked through first: the holder in it, or found beyond it all the same
+      const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+      try {
+        expect(await finder.find(ports[0] ?? none, { within: child.pid ?? 0 })).toEqual(holder);
+        expect(await finder.find(ports[1] ?? none, { within: process.pid })).toEqual(holder);
+        expect(await finder.find(ports[2] ?? none, { within: other.pid ?? 0 })).toEqual(holder);
+      } finally {
+        other.kill('SIGKILL');
+      }
       // a port nobody uses is gone after its looks, one look or three
       expect(await finder.find(none, { looks: 1 })).toEqual({ kind: 'gone' });
       expect(await finder.find(none)).toEqual({ kind: 'gone' });

@@ -30,7 +30,7 @@ function frontWith(authTimeoutMs: number): Promise<HttpFront> {
     lookup: (token) => (token === TOKEN ? { process: 'root', server: 'notes' } : undefined),
     ended: () => false,
     admitPeer: () => true,
-    boundPeer: () => undefined,
+    boundPeer: () => ({}),
     open: async (_route, transport) => {
       const server = new McpServer({ name: 'flood-notes', version: '1' });
       server.registerTool('ping', { description: 'answers pong' }, () => ({
