@@ -10,17 +10,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { guardedCalls, guardedRegistry, startRun } from '../../support/guarded-tui.js';
 import { functionCall } from '../../support/scripted-model-fixture.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { folderTrustAnswerer, startTui } from '../../support/tui.js';
-import {
-  CLI,
-  echoServer,
-  profileToml,
-  runInWorld,
-  waitFor,
-  withDirArgs,
-} from '../../support/world.js';
+import { folderTrustAnswerer } from '../../support/tui.js';
+import { profileToml, runInWorld, waitFor } from '../../support/world.js';
 
 function script(request: ModelRequest): ScriptedItem[] {
   if (request.toolOutputs.length === 0) {
@@ -31,12 +25,7 @@ function script(request: ModelRequest): ScriptedItem[] {
 
 const scripted = useScriptedSession(
   {
-    registry: (root) =>
-      echoServer('guarded', {
-        tools: 'write!',
-        approval: 'prompt',
-        args: ['--call-log', join(root, 'guarded-calls.jsonl')],
-      }),
+    registry: guardedRegistry,
     profile: profileToml('tui-bypass', 'lead', { lead: { grants: { guarded: {} } } }),
   },
   script,
@@ -46,20 +35,7 @@ describe('a root Codex told to ask about nothing', () => {
   it("keeps its own rules, and no answer is recorded as a person's", async () => {
     const w = scripted.world;
     const before = scripted.model.requests.length;
-    const tui = startTui(
-      process.execPath,
-      [
-        CLI,
-        ...withDirArgs(w, [
-          'run',
-          w.packDir,
-          '--',
-          '--dangerously-bypass-approvals-and-sandbox',
-          'GO',
-        ]),
-      ],
-      { cwd: w.workDir, env: w.env, cols: 160, rows: 50 },
-    );
+    const tui = startRun(w, ['--dangerously-bypass-approvals-and-sandbox', 'GO']);
     try {
       const answerTrust = folderTrustAnswerer(tui, () => scripted.model.requests.length > before);
       // nobody types anything but the folder's answer
@@ -69,7 +45,7 @@ describe('a root Codex told to ask about nothing', () => {
         return scripted.model.requests.some((r) => r.toolOutputs.length === 1);
       }, 180_000);
       const id = /codex-mmo: session (\S+)/.exec(tui.text())?.[1] ?? '';
-      const reached = await readFile(join(w.root, 'guarded-calls.jsonl'), 'utf8').catch(() => '');
+      const reached = await guardedCalls(w.root);
       expect(reached).toContain('lead-writes');
       const records = await readFile(
         join(w.stateDir, 'sessions', id, 'approvals.jsonl'),

@@ -14,50 +14,19 @@ import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { guardedCalls, guardedRegistry, scoutScript, startRun } from '../../support/guarded-tui.js';
 import { sessionCalls } from '../../support/session-calls.js';
-import { functionCall } from '../../support/scripted-model-fixture.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { compact, folderTrustAnswerer, startTui, type Tui } from '../../support/tui.js';
-import {
-  CLI,
-  echoServer,
-  profileToml,
-  runInWorld,
-  waitFor,
-  withDirArgs,
-} from '../../support/world.js';
+import { compact, folderTrustAnswerer, type Tui } from '../../support/tui.js';
+import { profileToml, runInWorld, waitFor } from '../../support/world.js';
 
-const isScout = (r: ModelRequest): boolean =>
-  r.developerTexts.some((t) => t.includes('ROLE-SCOUT'));
-
-function script(request: ModelRequest): ScriptedItem[] {
-  const step = request.toolOutputs.length;
-  if (isScout(request)) {
-    if (step === 0) return [functionCall('mcp__guarded', 'write', { text: 'scout-writes' })];
-    return [{ type: 'message', text: `SCOUT-READ ${request.toolOutputs[0]?.output ?? ''}` }];
-  }
-  if (step === 0)
-    return [functionCall('multi_agent_v1', 'spawn_agent', { agent_type: 'scout', message: 'go' })];
-  if (step === 1) {
-    const id = (JSON.parse(request.toolOutputs[0]?.output ?? '{}') as { agent_id?: string })
-      .agent_id;
-    return [
-      functionCall('multi_agent_v1', 'wait_agent', { targets: [id ?? ''], timeout_ms: 200_000 }),
-    ];
-  }
-  if (step === 2) return [functionCall('mcp__guarded', 'write', { text: 'lead-writes' })];
-  return [{ type: 'message', text: `LEAD-READ ${request.toolOutputs.at(-1)?.output ?? ''}` }];
-}
+const script = scoutScript(200_000, (request) => [
+  { type: 'message', text: `LEAD-READ ${request.toolOutputs.at(-1)?.output ?? ''}` },
+]);
 
 const scripted = useScriptedSession(
   {
-    registry: (root) =>
-      echoServer('guarded', {
-        tools: 'write!',
-        approval: 'prompt',
-        args: ['--call-log', join(root, 'guarded-calls.jsonl')],
-      }),
+    registry: guardedRegistry,
     profile: profileToml('tui-held', 'lead', {
       lead: { natives: ['scout'], grants: { guarded: {} } },
       scout: { grants: { guarded: {} } },
@@ -77,19 +46,11 @@ function prompted(tui: Tui, id: string, role: string): boolean {
   );
 }
 
-async function reached(root: string): Promise<string> {
-  return readFile(join(root, 'guarded-calls.jsonl'), 'utf8').catch(() => '');
-}
-
 describe("the interactive root's calls, asked about by the gateway", () => {
   it('names the calling role, runs an allowed call once and tells the model a denial', async () => {
     const w = scripted.world;
     const before = scripted.model.requests.length;
-    const tui = startTui(
-      process.execPath,
-      [CLI, ...withDirArgs(w, ['run', w.packDir, '--', 'GO'])],
-      { cwd: w.workDir, env: w.env, cols: 160, rows: 50 },
-    );
+    const tui = startRun(w, ['GO']);
     const screen = (error: unknown): Error =>
       new Error(`${String(error)}; the screen:\n${tui.text().slice(-4000)}`);
     try {
@@ -103,7 +64,7 @@ describe("the interactive root's calls, asked about by the gateway", () => {
       });
       const id = /codex-mmo: session (\S+)/.exec(tui.text())?.[1] ?? '';
       // held: nothing reached the server, and the queue lists the scout's request
-      expect(await reached(w.root)).not.toContain('scout-writes');
+      expect(await guardedCalls(w.root)).not.toContain('scout-writes');
       const listed = await runInWorld(w, ['session', 'approvals', id, '--json']);
       expect(JSON.parse(listed.stdout)).toMatchObject({
         approvals: [{ id: 'a1', process: 'root', role: 'scout', server: 'guarded', tool: 'write' }],
@@ -112,7 +73,7 @@ describe("the interactive root's calls, asked about by the gateway", () => {
       // Allow at the TUI (typed again until it takes: a key during drawing can be lost)
       let typedAt = 0;
       await waitFor(async () => {
-        if ((await reached(w.root)).includes('scout-writes')) return true;
+        if ((await guardedCalls(w.root)).includes('scout-writes')) return true;
         if (Date.now() - typedAt > 4000) {
           typedAt = Date.now();
           tui.type('1');
@@ -151,9 +112,9 @@ describe("the interactive root's calls, asked about by the gateway", () => {
       const lead = scripted.model.requests.filter((r) => r.toolOutputs.length === 3).at(-1);
       expect(lead?.toolOutputs.at(-1)?.output).toContain('(reason: not in this change)');
       expect(lead?.toolOutputs.at(-1)?.output).toContain('[approval-denied]');
-      expect(await reached(w.root)).not.toContain('lead-writes');
+      expect(await guardedCalls(w.root)).not.toContain('lead-writes');
       expect(
-        (await reached(w.root)).split('\n').filter((l) => l.includes('scout-writes')),
+        (await guardedCalls(w.root)).split('\n').filter((l) => l.includes('scout-writes')),
       ).toHaveLength(1);
 
       const records = (await readFile(join(w.stateDir, 'sessions', id, 'approvals.jsonl'), 'utf8'))

@@ -6,56 +6,27 @@
  * server never sees the call and `session calls` records it as the scout's. The lead's own call
  * of the same tool (granted to it) is asked about, as the lead's — the prompt the scout never got.
  */
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
 
-import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
-import { sessionCalls } from '../../support/session-calls.js';
-import { functionCall } from '../../support/scripted-model-fixture.js';
-import { useScriptedSession } from '../../support/scripted-session.js';
-import { compact, folderTrustAnswerer, startTui } from '../../support/tui.js';
 import {
-  CLI,
-  echoServer,
-  profileToml,
-  runInWorld,
-  waitFor,
-  withDirArgs,
-} from '../../support/world.js';
+  guardedCalls,
+  guardedRegistry,
+  isScout,
+  scoutScript,
+  startRun,
+} from '../../support/guarded-tui.js';
+import { sessionCalls } from '../../support/session-calls.js';
+import { useScriptedSession } from '../../support/scripted-session.js';
+import { compact, folderTrustAnswerer } from '../../support/tui.js';
+import { profileToml, runInWorld, waitFor } from '../../support/world.js';
 
-const isScout = (r: ModelRequest): boolean =>
-  r.developerTexts.some((t) => t.includes('ROLE-SCOUT'));
-
-function script(request: ModelRequest): ScriptedItem[] {
-  const step = request.toolOutputs.length;
-  if (isScout(request)) {
-    if (step === 0) return [functionCall('mcp__guarded', 'write', { text: 'scout-writes' })];
-    return [{ type: 'message', text: `SCOUT-READ ${request.toolOutputs[0]?.output ?? ''}` }];
-  }
-  if (step === 0)
-    return [functionCall('multi_agent_v1', 'spawn_agent', { agent_type: 'scout', message: 'go' })];
-  if (step === 1) {
-    const id = (JSON.parse(request.toolOutputs[0]?.output ?? '{}') as { agent_id?: string })
-      .agent_id;
-    return [
-      functionCall('multi_agent_v1', 'wait_agent', { targets: [id ?? ''], timeout_ms: 120_000 }),
-    ];
-  }
-  // the lead's own call of the tool, granted to it: the person is asked
-  if (step === 2) return [functionCall('mcp__guarded', 'write', { text: 'lead-writes' })];
-  return [{ type: 'message', text: 'LEAD-DONE' }];
-}
+// the lead's own call of the tool, granted to it: the person is asked
+const script = scoutScript(120_000, () => [{ type: 'message', text: 'LEAD-DONE' }]);
 
 const scripted = useScriptedSession(
   {
-    registry: (root) =>
-      echoServer('guarded', {
-        tools: 'write!',
-        approval: 'prompt',
-        args: ['--call-log', join(root, 'guarded-calls.jsonl')],
-      }),
+    registry: guardedRegistry,
     profile: profileToml('tui-refused', 'lead', {
       lead: { natives: ['scout'], grants: { guarded: {} } },
       scout: {},
@@ -68,16 +39,7 @@ describe('a native role outside its grant in the TUI', () => {
   it('is refused without asking the person, and recorded as its own', async () => {
     const w = scripted.world;
     const before = scripted.model.requests.length;
-    const tui = startTui(
-      process.execPath,
-      [CLI, ...withDirArgs(w, ['run', w.packDir, '--', 'GO'])],
-      {
-        cwd: w.workDir,
-        env: w.env,
-        cols: 160,
-        rows: 50,
-      },
-    );
+    const tui = startRun(w, ['GO']);
     try {
       const answerTrust = folderTrustAnswerer(tui, () => scripted.model.requests.length > before);
       // the first prompt to show is the lead's own: by then the scout has read its refusal (a
@@ -98,7 +60,7 @@ describe('a native role outside its grant in the TUI', () => {
       expect(scoutRequests).toBe(2);
       const read = scripted.model.requests.filter(isScout).at(-1)?.toolOutputs[0]?.output ?? '';
       expect(read).toContain("is not granted to role 'scout' [tool-not-granted-to-role]");
-      const logged = await readFile(join(w.root, 'guarded-calls.jsonl'), 'utf8').catch(() => '');
+      const logged = await guardedCalls(w.root);
       expect(logged).not.toContain('scout-writes');
 
       const id = /codex-mmo: session (\S+)/.exec(tui.text())?.[1] ?? '';
