@@ -5,10 +5,11 @@
  * the watchdog and records the root as running.
  */
 import type { ChildProcess } from 'node:child_process';
-import { appendFile, realpath } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { NEWEST_CODEX } from '../../config/codex/codex-versions.js';
+import { AppendQueue } from '../../foundation/append-queue.js';
 import { MaskingStream } from '../../foundation/diagnostics/mask-secrets.js';
 import { spawnContained, type ContainedProcess } from '../../foundation/process/contained-spawn.js';
 import { MESH_TOKEN_ENV } from '../../runtime/mesh/mesh-credential.js';
@@ -43,8 +44,8 @@ export interface RootProcess {
   spawnError: Error | undefined;
   /** The last 4000 characters of Codex's stderr, unmasked (for the failure it names). */
   stderrTail: string;
-  /** Settles when everything logged so far is written. */
-  logChain: Promise<void>;
+  /** Codex's stderr log (masked). */
+  readonly log: AppendQueue;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -67,7 +68,7 @@ export async function startRootProcess(
     });
   }
   const secrets = [...plan.secrets, broker.rootToken, ...relayed.tokens];
-  const logFile = join(paths.logs, 'codex.stderr.log');
+  const log = new AppendQueue(join(paths.logs, 'codex.stderr.log'));
   // Codex's stderr is logged (and for `exec` shown) with credential values masked, line by line
   const exec = plan.record.mode === 'exec';
   const root: Mutable<RootProcess> = {
@@ -80,13 +81,11 @@ export async function startRootProcess(
     mountPoints: [],
     masked: new MaskingStream(secrets, (text) => {
       if (!exec) context.onStderr?.(text);
-      root.logChain = root.logChain
-        .then(() => appendFile(logFile, text, { mode: 0o600 }))
-        .catch(() => undefined);
+      log.append(text);
     }),
     spawnError: undefined,
     stderrTail: '',
-    logChain: Promise.resolve(),
+    log,
   };
   const onStderr = (chunk: string): void => {
     root.stderrTail = (root.stderrTail + chunk).slice(-4000);

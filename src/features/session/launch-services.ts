@@ -4,7 +4,6 @@
  * and the session broker (the `mmo_mesh` back end that owns participants), writes the root
  * process's private Codex home and the first `session.json`. What started is closed if any fails.
  */
-import { appendFile } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,6 +26,7 @@ import { SessionBroker, type BrokerOptions } from '../../runtime/mesh/session-br
 import { serveMeshOn } from '../../runtime/mesh/serve-mesh.js';
 import type { ModelWire } from '../../runtime/model-wire/model-wire.js';
 import { startSessionWire } from '../../runtime/model-wire/session-wire.js';
+import { AppendQueues } from '../../foundation/append-queue.js';
 import type { ListenerFlood } from '../../foundation/process/connection-limits.js';
 import { DEFAULT_APPROVAL_TIMEOUT_SEC } from '../../runtime/protocol/approval-types.js';
 import { clearEndedHomes, writeProcessHome } from '../../runtime/session/codex-home.js';
@@ -238,6 +238,8 @@ export async function startSessionServices(
   // against the role the model wire attributed its thread to
   const threadRoles: { wire?: ModelWire } = {};
   const serverFailures: ServerFailure[] = [];
+  // each server's stderr, in order, a batch at a time
+  const serverLogs = new AppendQueues();
   const gateway = await SessionGateway.start({
     roleOfThread: (threadId) => threadRoles.wire?.roleOfThread(threadId),
     // each process's mmo_mesh is a route of the gateway too, served here
@@ -267,9 +269,7 @@ export async function startSessionServices(
       budget.serverGroups(pids);
     },
     onStderr: (process, server, text) => {
-      void appendFile(join(paths.logs, `gateway-${process}-${server}.stderr.log`), text, {
-        mode: 0o600,
-      }).catch(() => undefined);
+      serverLogs.append(join(paths.logs, `gateway-${process}-${server}.stderr.log`), text);
     },
     // a server's own failure, in its own words, not only Codex's wording of it
     onServerFailure: (failure) => {

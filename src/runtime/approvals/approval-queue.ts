@@ -6,7 +6,7 @@
  * `<session>/approvals.jsonl` (and the callers its socket refused); listeners hear of requests
  * and answers (the session's event log is one).
  */
-import { appendFile } from 'node:fs/promises';
+import { AppendQueue } from '../../foundation/append-queue.js';
 import { join } from 'node:path';
 
 import type {
@@ -49,9 +49,12 @@ export class ApprovalQueue {
   private readonly listeners: QueueListener[] = [];
   private counter = 0;
   private closed = false;
-  private chain: Promise<void> = Promise.resolve();
+  private readonly log: AppendQueue | undefined;
 
-  constructor(private readonly options: ApprovalQueueOptions) {}
+  constructor(private readonly options: ApprovalQueueOptions) {
+    const dir = options.dir;
+    this.log = dir !== undefined ? new AppendQueue(join(dir, 'approvals.jsonl')) : undefined;
+  }
 
   get timeoutSec(): number {
     return this.options.timeoutSec;
@@ -127,7 +130,7 @@ export class ApprovalQueue {
     for (const id of [...this.pendingEntries.keys()]) {
       this.settle(id, 'deny', SUPERVISOR_USER, 'session-ended', reason);
     }
-    return this.chain;
+    return this.flushed();
   }
 
   /** Records a connection the approval socket refused (nothing secret in `fields`). */
@@ -137,7 +140,7 @@ export class ApprovalQueue {
 
   /** Settles once every record written so far is on disk. */
   flushed(): Promise<void> {
-    return this.chain;
+    return this.log?.flushed() ?? Promise.resolve();
   }
 
   private settle(
@@ -184,11 +187,6 @@ export class ApprovalQueue {
   }
 
   private record(line: Record<string, unknown>): void {
-    const dir = this.options.dir;
-    if (dir === undefined) return;
-    const text = `${JSON.stringify({ time: this.now().toISOString(), ...line })}\n`;
-    this.chain = this.chain
-      .then(() => appendFile(join(dir, 'approvals.jsonl'), text, { mode: 0o600 }))
-      .catch(() => undefined);
+    this.log?.append(`${JSON.stringify({ time: this.now().toISOString(), ...line })}\n`);
   }
 }

@@ -1,11 +1,11 @@
 /**
  * Appends a session's events to `<session>/events.jsonl` in the order they happen, masking every
- * string with the session's credential values first and bounding long text. Writes are chained,
- * so lines never interleave; listeners (exec's progress output) see each event as it is logged.
+ * string with the session's credential values first and bounding long text. Writes are queued in
+ * order, so lines never interleave; listeners (exec's progress output) see each event as it is logged.
  */
-import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { AppendQueue } from '../../foundation/append-queue.js';
 import { maskSecrets } from '../../foundation/diagnostics/mask-secrets.js';
 import { MAX_EVENT_TEXT, type EventInput, type SessionEvent } from './session-event.js';
 
@@ -22,7 +22,7 @@ function bound(text: string): string {
 }
 
 export class EventLog {
-  private chain: Promise<void> = Promise.resolve();
+  private readonly queue: AppendQueue;
   private readonly listeners: ((event: SessionEvent) => void)[] = [];
   private secrets: string[];
 
@@ -32,6 +32,7 @@ export class EventLog {
     secrets: readonly string[],
   ) {
     this.secrets = [...secrets];
+    this.queue = new AppendQueue(eventsFile(sessionDir));
   }
 
   /** More values to mask from now on (a participant's own credentials). */
@@ -58,17 +59,13 @@ export class EventLog {
       session: this.session,
       ...masked,
     } as SessionEvent;
-    const line = `${JSON.stringify(event)}\n`;
-    const file = eventsFile(this.sessionDir);
-    this.chain = this.chain
-      .then(() => appendFile(file, line, { mode: 0o600 }))
-      .catch(() => undefined);
+    this.queue.append(`${JSON.stringify(event)}\n`);
     for (const l of this.listeners) l(event);
     return event;
   }
 
   /** Settles once every event appended so far is on disk. */
   flushed(): Promise<void> {
-    return this.chain;
+    return this.queue.flushed();
   }
 }

@@ -3,9 +3,10 @@
  * kept in order), and `session calls` reads them back, skipping a line that does not parse (the
  * last one may be half-written while the session runs).
  */
-import { appendFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { AppendQueue } from '../../foundation/append-queue.js';
 import type { CallRecord } from './call-record.js';
 
 export const CALLS_FILE = 'calls.jsonl';
@@ -15,20 +16,19 @@ export function callsFile(sessionDir: string): string {
 }
 
 export class CallLog {
-  private chain: Promise<void> = Promise.resolve();
+  private readonly queue: AppendQueue;
 
-  constructor(readonly file: string) {}
+  constructor(readonly file: string) {
+    this.queue = new AppendQueue(file);
+  }
 
   append(record: CallRecord): void {
-    const line = `${JSON.stringify(record)}\n`;
-    this.chain = this.chain
-      .then(() => appendFile(this.file, line, { mode: 0o600 }))
-      .catch(() => undefined);
+    this.queue.append(`${JSON.stringify(record)}\n`);
   }
 
   /** Resolves once every record appended so far is written. */
   flush(): Promise<void> {
-    return this.chain;
+    return this.queue.flushed();
   }
 }
 

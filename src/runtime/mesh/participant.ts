@@ -6,7 +6,7 @@
  */
 import type { ContainerMasks } from '../../foundation/process/container-masks.js';
 import type { HostViewLaunch } from '../../foundation/process/host-view.js';
-import { appendFile } from 'node:fs/promises';
+import { AppendQueue } from '../../foundation/append-queue.js';
 
 import { AppServerClient, type ApprovalPolicy } from '../codex/app-server-client.js';
 import type { ServerNotification, TurnInfo } from '../codex/app-server-protocol.js';
@@ -83,7 +83,7 @@ export class Participant {
   private waiters: Waiter[] = [];
   private stopping = false;
   private stderrLog: MaskingStream | undefined;
-  private logChain: Promise<void> = Promise.resolve();
+  private log: AppendQueue | undefined;
   private readonly changeListeners: ((p: Participant) => void)[] = [];
 
   private constructor(private readonly spec: ParticipantSpec) {
@@ -93,10 +93,10 @@ export class Participant {
     this.cwd = spec.cwd;
     const file = spec.stderrLog;
     if (file !== undefined) {
+      const log = new AppendQueue(file);
+      this.log = log;
       this.stderrLog = new MaskingStream(spec.secrets, (text) => {
-        this.logChain = this.logChain
-          .then(() => appendFile(file, text, { mode: 0o600 }))
-          .catch(() => undefined);
+        log.append(text);
       });
     }
   }
@@ -389,6 +389,6 @@ export class Participant {
     if (client !== undefined) await client.close(1000).catch(() => undefined);
     this.turnActive = false;
     if (!this.isFinished()) this.setStatus('stopped');
-    await this.logChain;
+    await this.log?.flushed();
   }
 }

@@ -11,7 +11,6 @@
  * request with a process's token in time, or past the cap of those waiting, is closed.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { appendFile } from 'node:fs/promises';
 import {
   Agent as HttpAgent,
   createServer,
@@ -59,6 +58,7 @@ import {
   wireProcess,
   type WireProcess,
 } from '../../config/compile/role-grants.js';
+import { AppendQueue } from '../../foundation/append-queue.js';
 import { ThreadRoles } from './thread-roles.js';
 import { narrowDeferredTools } from './deferred-tools.js';
 import { denialKey, explainDenials, type PendingDenial } from './denial-texts.js';
@@ -227,7 +227,7 @@ export class ModelWire {
   private readonly processes = new Map<string, RegisteredProcess>();
   private readonly httpAgent = new HttpAgent({ keepAlive: true });
   private readonly httpsAgent = new HttpsAgent({ keepAlive: true });
-  private logChain: Promise<void> = Promise.resolve();
+  private readonly log: AppendQueue | undefined;
 
   private constructor(
     private readonly options: ModelWireOptions,
@@ -236,6 +236,7 @@ export class ModelWire {
     private readonly limits = new ConnectionLimits(MODEL_WIRE_LISTENER, options.limits),
   ) {
     this.route = providerRoute(options.base);
+    this.log = options.logFile !== undefined ? new AppendQueue(options.logFile) : undefined;
   }
 
   /**
@@ -370,18 +371,13 @@ export class ModelWire {
         });
       });
     }
-    await this.logChain;
+    await this.log?.flushed();
   }
 
   private record(fields: Omit<WireRecord, 'time'>): void {
     const record: WireRecord = { time: new Date().toISOString(), ...fields };
     this.records.push(record);
-    const file = this.options.logFile;
-    if (file !== undefined) {
-      this.logChain = this.logChain
-        .then(() => appendFile(file, `${JSON.stringify(record)}\n`, { mode: 0o600 }))
-        .catch(() => undefined);
-    }
+    this.log?.append(`${JSON.stringify(record)}\n`);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
