@@ -30,12 +30,20 @@ interface TcpEntry {
 
 /**
  * An IP address as the peer check compares it: dotted IPv4 for an IPv4 address and for an IPv6
- * one that maps an IPv4 address (`::ffff:127.0.0.1`), any other IPv6 address as Node wrote it,
- * lower-cased.
+ * one that maps an IPv4 address (`::ffff:127.0.0.1`); any other IPv6 address as `v6:` and its
+ * eight groups in hex without leading zeros (as `parseProcNetTcp` writes it).
  */
 export function canonicalAddress(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped?.[1] ?? address.toLowerCase();
+  if (mapped?.[1] !== undefined) return mapped[1];
+  if (!address.includes(':')) return address;
+  const [head = '', tail] = address.toLowerCase().split('::');
+  const groups = (text: string | undefined) =>
+    text === undefined || text === '' ? [] : text.split(':');
+  const left = groups(head);
+  const right = groups(tail);
+  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return `v6:${[...left, ...zeros, ...right].map((g) => Number.parseInt(g, 16).toString(16)).join(':')}`;
 }
 
 /**

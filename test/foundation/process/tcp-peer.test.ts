@@ -71,6 +71,9 @@ describe('tcp peer', () => {
       inode: 4242,
     });
     expect(canonicalAddress('::ffff:127.0.0.1')).toBe('127.0.0.1');
+    expect(canonicalAddress('127.0.0.2')).toBe('127.0.0.2');
+    expect(canonicalAddress('::1')).toBe('v6:0:0:0:0:0:0:0:1');
+    expect(canonicalAddress('FE80::0A:1')).toBe('v6:fe80:0:0:0:0:0:a:1');
   });
 
   it('names the process holding the client end, with its start time', async () => {
