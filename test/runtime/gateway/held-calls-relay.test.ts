@@ -5,7 +5,6 @@
  * id takes back the one call it names; and a call held before its tool drifted is refused when
  * approved after the drift is known, like a new call of the tool.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -19,7 +18,8 @@ import { listedDigest } from '../../../src/runtime/probe/tool-surface.js';
 import { writeFile } from 'node:fs/promises';
 import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
 import { tmpDir } from '../../support/tmp.js';
-import { CLI, ECHO_SERVER, requireBuild, waitFor } from '../../support/world.js';
+import { ECHO_SERVER, requireBuild, waitFor } from '../../support/world.js';
+import { RawRelayClient } from '../../support/raw-relay.js';
 
 let root: string;
 let hub: GatewayHub;
@@ -58,53 +58,8 @@ function route(server: string, tools: string[], args?: string[]): Route {
   };
 }
 
-class RawClient {
-  readonly received: Record<string, unknown>[] = [];
-  private buffer = '';
-  constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    child.stdout.on('data', (d: Buffer) => {
-      this.buffer += d.toString();
-      let at: number;
-      while ((at = this.buffer.indexOf('\n')) >= 0) {
-        const line = this.buffer.slice(0, at);
-        this.buffer = this.buffer.slice(at + 1);
-        if (line.trim() !== '') this.received.push(JSON.parse(line) as Record<string, unknown>);
-      }
-    });
-  }
-  send(message: unknown): void {
-    this.child.stdin.write(`${JSON.stringify(message)}\n`);
-  }
-  async request(id: number, method: string, params?: unknown): Promise<Record<string, unknown>> {
-    this.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
-    await waitFor(() => this.received.some((m) => m.id === id), 15_000);
-    return this.received.find((m) => m.id === id) ?? {};
-  }
-  close(): void {
-    this.child.stdin.end();
-    this.child.kill('SIGTERM');
-  }
-}
-
-function connect(server: string, token: string): RawClient {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'gateway',
-      'connect',
-      '--socket',
-      hub.socketPath,
-      '--process',
-      'root',
-      '--server',
-      server,
-      '--token-env',
-      'GW_TOKEN',
-    ],
-    { env: { PATH: process.env.PATH ?? '', GW_TOKEN: token }, stdio: 'pipe' },
-  );
-  return new RawClient(child);
+function connect(server: string, token: string): RawRelayClient {
+  return RawRelayClient.connect(hub.socketPath, server, token);
 }
 
 const INIT = {
@@ -241,7 +196,7 @@ describe('held calls at the relay', () => {
       };
     };
     const a = connect('drift', hub.addRoute(pinned()));
-    let b: RawClient | undefined;
+    let b: RawRelayClient | undefined;
     try {
       await a.request(1, 'initialize', INIT);
       a.send({ jsonrpc: '2.0', method: 'notifications/initialized' });

@@ -7,7 +7,6 @@
  * their method, and no credential reaches the server or the log in any value or encoding — not
  * even in the client's answer to the server's own `roots/list` request.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -18,7 +17,8 @@ import { GatewayHub } from '../../../src/runtime/gateway/gateway-hub.js';
 import type { Route } from '../../../src/runtime/gateway/route.js';
 import { credentialSourceFrom } from '../../../src/config/registry/credentials.js';
 import { tmpDir } from '../../support/tmp.js';
-import { CLI, ECHO_SERVER, requireBuild, waitFor } from '../../support/world.js';
+import { ECHO_SERVER, requireBuild, waitFor } from '../../support/world.js';
+import { RawRelayClient } from '../../support/raw-relay.js';
 
 const CANARY = 'gate-canary-9d2e4b71';
 const DIGITS = '80417362519';
@@ -78,50 +78,8 @@ function route(server: string, everyRole: boolean, tools = ['list', 'add']): Rou
   };
 }
 
-/** A JSON-RPC client writing raw lines to a relay process. */
-class RawClient {
-  readonly received: Record<string, unknown>[] = [];
-  private buffer = '';
-  constructor(private readonly child: ChildProcessWithoutNullStreams) {
-    child.stdout.on('data', (d: Buffer) => {
-      this.buffer += d.toString();
-      let at: number;
-      while ((at = this.buffer.indexOf('\n')) >= 0) {
-        const line = this.buffer.slice(0, at);
-        this.buffer = this.buffer.slice(at + 1);
-        if (line.trim() !== '') this.received.push(JSON.parse(line) as Record<string, unknown>);
-      }
-    });
-  }
-
-  send(message: unknown): void {
-    this.child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
-  }
-
-  async request(id: number, method: string, params?: unknown): Promise<Record<string, unknown>> {
-    this.send({ jsonrpc: '2.0', id, method, ...(params !== undefined ? { params } : {}) });
-    await waitFor(() => this.received.some((m) => m.id === id), 15_000);
-    return this.received.find((m) => m.id === id) ?? {};
-  }
-
-  close(): void {
-    this.child.stdin.end();
-    this.child.kill('SIGTERM');
-  }
-}
-
-function connect(server: string, token: string): RawClient {
-  const child = spawn(
-    process.execPath,
-    [CLI, 'gateway', 'connect', '--socket', hub.socketPath, '--process', 'root'].concat([
-      '--server',
-      server,
-      '--token-env',
-      'GW_TOKEN',
-    ]),
-    { env: { PATH: process.env.PATH ?? '', GW_TOKEN: token }, stdio: 'pipe' },
-  );
-  return new RawClient(child);
+function connect(server: string, token: string): RawRelayClient {
+  return RawRelayClient.connect(hub.socketPath, server, token);
 }
 
 const meta = (thread: string) => ({

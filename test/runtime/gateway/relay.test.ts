@@ -29,6 +29,7 @@ import { credentialSourceFrom } from '../../../src/config/registry/credentials.j
 import type { ServerDefinition } from '../../../src/config/registry/types.js';
 import { tmpDir } from '../../support/tmp.js';
 import { CLI, ECHO_SERVER, requireBuild, waitFor } from '../../support/world.js';
+import { relayArgs, relayEnv } from '../../support/raw-relay.js';
 
 const EVERYTHING_BIN = join(
   import.meta.dirname,
@@ -95,20 +96,8 @@ async function viaGateway(server: string, token: string, elicit = false): Promis
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [
-        CLI,
-        'gateway',
-        'connect',
-        '--socket',
-        hub.socketPath,
-        '--process',
-        'root',
-        '--server',
-        server,
-        '--token-env',
-        'GW_TOKEN',
-      ],
-      env: { PATH: process.env.PATH ?? '', GW_TOKEN: token },
+      args: relayArgs(hub.socketPath, server),
+      env: relayEnv(token),
       stderr: 'pipe',
     }),
   );
