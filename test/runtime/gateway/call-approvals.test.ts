@@ -216,6 +216,18 @@ const ASK: ApprovalAsk = {
 };
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
+/** Held calls of a route whose every tool asks, with a fake queue and host. */
+function promptingCalls() {
+  const queue = fakeQueue();
+  const out = host();
+  const held = new HeldCalls(
+    { defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 },
+    queue.asker,
+    out.host,
+  );
+  return { queue, out, held };
+}
+
 describe('held calls', () => {
   it('prompts under an id of its own, takes only that answer, and releases an approved call', async () => {
     const queue = fakeQueue();
@@ -243,13 +255,7 @@ describe('held calls', () => {
   });
 
   it('withdraws its prompt when answered elsewhere, and refuses a denied call with the reason', async () => {
-    const queue = fakeQueue();
-    const out = host();
-    const held = new HeldCalls(
-      { defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 },
-      queue.asker,
-      out.host,
-    );
+    const { queue, out, held } = promptingCalls();
     held.hold(5, CALL, ASK);
     const prompt = out.toCodex[0] as { id: string };
     queue.answer('deny', 'cli', 'not now');
@@ -268,13 +274,7 @@ describe('held calls', () => {
   });
 
   it('leaves a cancelled prompt waiting, and takes back the request of a cancelled call', async () => {
-    const queue = fakeQueue();
-    const out = host();
-    const held = new HeldCalls(
-      { defaultMode: 'prompt', tools: {}, toolTimeoutSec: 300 },
-      queue.asker,
-      out.host,
-    );
+    const { queue, out, held } = promptingCalls();
     held.hold(5, CALL, ASK);
     const prompt = out.toCodex[0] as { id: string };
     expect(held.answered(prompt.id, { result: { action: 'cancel' } })).toBe(true);
