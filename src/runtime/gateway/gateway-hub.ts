@@ -151,12 +151,11 @@ export class GatewayHub {
         ended: (token) => hub.httpTokens.isEnded(token),
         admitPeer: (process, peer) => hub.admitPeer(process, peer),
         boundPeer: (process) => {
+          // once bound, only the bound process may hold it: its container's tree is not walked
           const pid = hub.peers.get(process)?.pid;
+          if (pid !== undefined) return { pid };
           const within = hub.spawned.get(process)?.pid;
-          return {
-            ...(pid !== undefined ? { pid } : {}),
-            ...(within !== undefined ? { within } : {}),
-          };
+          return within !== undefined ? { within } : {};
         },
         open: (route, channel) => hub.openHttp(route, channel),
         refused: (route, why) => {
