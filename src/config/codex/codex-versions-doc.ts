@@ -67,6 +67,10 @@ export function codexVersionsMarkdown(
       'untrusted project `.codex/config.toml` loaded (workspace-write)',
       (r) => yes(r.loadsUntrustedProjectConfig),
     ],
+    [
+      'interactive TUI asks about a folder not marked trusted at every start',
+      (r) => yes(r.tuiAsksUnlessTrusted),
+    ],
     ['unknown config keys warned about', (r) => yes(r.warnsUnknownKeys)],
     [
       'sandbox mount points made in the working directory',

@@ -88,6 +88,11 @@ export interface CodexVersionFacts {
    * with `workspace-write`.
    */
   readonly loadsUntrustedProjectConfig: boolean;
+  /**
+   * Whether the interactive TUI asks about its folder at every start unless the folder is marked
+   * trusted (its folder-access screen; marked untrusted or unmarked alike).
+   */
+  readonly tuiAsksUnlessTrusted: boolean;
   /** Whether the interactive TUI starts an app-server daemon that outlives it. */
   readonly tuiLeavesAppServerDaemon: boolean;
   /**
@@ -205,6 +210,7 @@ const CODEX_0171: CodexVersionFacts = {
   serverNames: 'maps-outside-pattern',
   warnsUnknownKeys: true,
   loadsUntrustedProjectConfig: false,
+  tuiAsksUnlessTrusted: true,
   tuiLeavesAppServerDaemon: true,
   sandboxMountPoints: ['.agents', '.aws', '.codex', '.git'],
   tuiOwnAppServerArgs: ['--no-daemon'],
@@ -233,6 +239,7 @@ const CODEX_0149: CodexVersionFacts = {
   serverNames: 'fails-outside-pattern',
   warnsUnknownKeys: false,
   loadsUntrustedProjectConfig: true,
+  tuiAsksUnlessTrusted: false,
   tuiLeavesAppServerDaemon: false,
   sandboxMountPoints: ['.agents', '.codex', '.git'],
   tuiOwnAppServerArgs: [],
