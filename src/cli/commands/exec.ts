@@ -350,9 +350,15 @@ function notResumed(
   return EXIT_FAILURE;
 }
 
-/** How to continue the session; after `run`, in place of Codex's own `codex resume` hint. */
+/**
+ * How to continue the session; after `run`, below Codex's own `codex resume` hint, which does not
+ * apply. The command has a line of its own, so a terminal does not break it inside the ID.
+ */
 function resumeNote(id: string): string {
-  return `codex-mmo: session ${id} is over; continue it with 'codex-mmo session resume ${id}' (the \`codex resume\` line above does not apply: its Codex home went with the session).\n`;
+  return (
+    `codex-mmo: session ${id} is over (the \`codex resume\` line above does not apply: its Codex home went with the session)\n` +
+    `codex-mmo: continue it with 'codex-mmo session resume ${id}'\n`
+  );
 }
 
 async function readStdin(): Promise<string> {

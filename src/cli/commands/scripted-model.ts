@@ -44,7 +44,8 @@ started with {"function": "spawn_agent", "namespace": "multi_agent_v1", "argumen
 the turn with a message ({{last_output}}: the latest tool result; {{offered_tools}}: the tools
 offered). After the last step the model replies "[scripted model] script finished". To give roles
 different steps, use {"scripts": [{"when_offered": "mmo_mesh", "steps": [...]}, {"steps": [...]}]}:
-each turn follows the first section whose server the agent is offered.
+each turn follows the first section whose server the agent is offered. A request that offers no
+tool at all (Codex's own, such as 0.171's task title) is answered with a reply and takes no step.
 
 Options:
   --port N         port to listen on (default: a free port)

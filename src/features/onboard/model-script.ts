@@ -304,9 +304,18 @@ export function sectionFor(script: ModelScript, request: ModelRequest): ScriptSe
   });
 }
 
-/** A script handler that plays `script`; after the last step it ends the turn with a reply. */
+/**
+ * A script handler that plays `script`; after the last step it ends the turn with a reply. A
+ * request that offers no tool is answered with a reply and takes no step.
+ */
 export function scriptHandler(script: ModelScript): ScriptHandler {
   return (request) => {
+    // a request offering no tool at all is Codex's own (0.171 asks for a task title beside the
+    // first turn): answered, the script kept for the agents
+    const tools = request.body.tools;
+    if (!Array.isArray(tools) || tools.length === 0) {
+      return [{ type: 'message', text: '[scripted model] no tools offered' }];
+    }
     const section = sectionFor(script, request);
     if (section === undefined) {
       return [{ type: 'message', text: '[scripted model] no script section for this agent' }];

@@ -1,13 +1,15 @@
 /**
  * Script steps name tools as `SERVER.TOOL` with the registry ID and the server's own tool name;
  * the scripted model sends them under the names Codex offers (hyphens as `_`, hashed namespaces
- * when two servers map to one name), and `when_offered` matches a hyphenated ID.
+ * when two servers map to one name), and `when_offered` matches a hyphenated ID. A request that
+ * offers no tool (Codex's own, such as a task title) takes no step.
  */
 import { describe, expect, it } from 'vitest';
 
 import { offeredToolsOf, type ModelRequest } from '../../../src/runtime/codex/scripted-model.js';
 import {
   itemsOfStep,
+  scriptHandler,
   sectionFor,
   type ModelScript,
 } from '../../../src/features/onboard/model-script.js';
@@ -88,5 +90,17 @@ describe('when_offered', () => {
     expect(sectionFor(script, request({ mcp__my_notesx: ['a'] }))?.steps).toEqual([
       { reply: 'any' },
     ]);
+  });
+});
+
+describe('a request offering no tool', () => {
+  it("is Codex's own (a task title): answered with a reply, never a step's call", async () => {
+    const play = scriptHandler({ sections: [{ steps: [{ tool: 'notes.take', arguments: {} }] }] });
+    expect(await play(request({}))).toEqual([
+      { type: 'message', text: '[scripted model] no tools offered' },
+    ]);
+    expect((await play(request({ mcp__notes: ['take'] })))[0]).toMatchObject({
+      type: 'function_call',
+    });
   });
 });

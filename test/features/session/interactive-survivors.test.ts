@@ -232,9 +232,11 @@ describe('an interactive session leaves nothing behind', () => {
     expect(record.status).toBe('ended');
     expect(record.exit_code).toBe(0);
     // Codex's own `codex resume` hint is answered with the one that applies
-    expect(session.tui.text().replace(/\s+/g, ' ')).toContain(
-      `continue it with 'codex-mmo session resume ${session.id}' (the \`codex resume\` line above does not apply`,
+    const text = session.tui.text().replace(/\s+/g, ' ');
+    expect(text).toContain(
+      `session ${session.id} is over (the \`codex resume\` line above does not apply`,
     );
+    expect(text).toContain(`continue it with 'codex-mmo session resume ${session.id}'`);
   }, 420_000);
 
   it('ends everything on `session stop` from another process, recorded as stopped', async () => {
