@@ -41,7 +41,6 @@ export const REAL_CODEX_TESTS = [
   'test/config/profile/special-paths.test.ts',
   'test/docs/walkthrough.test.ts',
   'test/foundation/diagnostics/credential-scan.test.ts',
-  'test/foundation/process/host-view.test.ts',
   'test/foundation/process/socket-filter.test.ts',
   'test/matrix/scenario-sample.test.ts',
 ];

@@ -82,18 +82,6 @@ export function startTui(command: string, args: readonly string[], options: TuiO
 }
 
 /**
- * A step for a wait loop that fails it once Codex asks about the folder: a session's interactive
- * root starts in a folder marked trusted where its view blanks the folder's `.codex`.
- */
-export function folderScreenRefuser(tui: Tui): () => void {
-  return () => {
-    if (compact(tui.text()).includes('Folderaccess')) {
-      throw new Error(`Codex asks about the folder:\n${tui.text().slice(-2000)}`);
-    }
-  };
-}
-
-/**
  * A step for a wait loop: answers Codex 0.171's question about opening an untrusted folder with
  * Enter (its highlighted "Open restricted"), and again every `everyMs` while `started()` is false,
  * since a key typed while the dialog is being drawn can be lost. Once the first turn has started

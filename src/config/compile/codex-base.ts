@@ -37,7 +37,7 @@ export const COMPILER_OWNED_KEYS: Readonly<Record<string, string>> = {
   permissions: "the sandbox comes from each role's `permissions` in the profile pack",
   default_permissions: "the sandbox comes from each role's `permissions` in the profile pack",
   projects:
-    'every session marks the trust of its working directory and the directories above it itself, so that no project-local .codex/config.toml (its MCP servers included) reaches a session; write the settings you want in codex-base.toml itself, and Tool MCP servers in tool-mcp.d/*.toml',
+    'every session marks its working directory and the directories above it untrusted, so no project-local .codex/config.toml (its MCP servers included) reaches a session; write the settings you want in codex-base.toml itself, and Tool MCP servers in tool-mcp.d/*.toml',
   profile:
     'a Codex configuration profile could replace compiled settings; write the settings directly in codex-base.toml',
   profiles:

@@ -25,7 +25,7 @@ import {
   featuresWithoutSnapshots,
   sandboxSettings,
   shellEnvironmentPolicy,
-  projectTrust,
+  untrustedProjects,
 } from './session-boundary.js';
 import { SESSION_MARKER_ENV } from '../../foundation/process/session-marker.js';
 import { MESH_TOKEN_ENV, type MeshLaunch, type RenderedHome, type RenderOptions } from './types.js';
@@ -265,7 +265,7 @@ export function renderProcessTables(
   );
   config.features = featuresWithoutSnapshots(config.features);
   if (options.boundary !== undefined) {
-    config.projects = projectTrust(options.boundary);
+    config.projects = untrustedProjects(options.boundary.cwd);
     // an untrusted directory would otherwise default to asking for every command not known to
     // be safe; keep Codex's usual default, the sandbox decides what a command may do
     config.approval_policy ??= DEFAULT_APPROVAL_POLICY;

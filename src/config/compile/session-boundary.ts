@@ -4,8 +4,7 @@
  * credential name and `CODEX_MMO_*` excluded, shell snapshots off, a filesystem permission profile
  * that denies reads of the operator's directories (the state dir with every process home in it
  * included), and every directory from the working directory up marked untrusted so no
- * project-local `.codex/config.toml` loads — or trusted, where the process's host view shows every
- * `.codex` there empty and read-only. Pure; measured on Codex 0.149 and 0.171
+ * project-local `.codex/config.toml` loads. Pure; measured on Codex 0.149 and 0.171
  * (docs/codex-versions.md).
  */
 import { dirname } from 'node:path';
@@ -63,12 +62,6 @@ export interface BoundaryOptions {
   readonly deny: ReadDeny;
   /** Working directory of the process (real path): it and every directory above it are untrusted. */
   readonly cwd: string;
-  /**
-   * Marks them trusted instead (Codex's TUI then starts without its folder-access screen): only
-   * where the process's host view shows every `.codex` among them empty and read-only and no
-   * shell of the session can make one (`folder-trust.ts`).
-   */
-  readonly trusted?: boolean;
 }
 
 function isTable(value: unknown): value is TomlTable {
@@ -143,20 +136,12 @@ export function sandboxSettings(
   into.permissions = { [PERMISSION_PROFILE]: profile };
 }
 
-/**
- * `[projects]` marking the working directory and every directory above it: untrusted, or trusted
- * where `boundary.trusted` says the process sees no project configuration there.
- */
-export function projectTrust(boundary: BoundaryOptions): TomlTable {
-  return markedProjects(boundary.cwd, boundary.trusted === true ? 'trusted' : 'untrusted');
-}
-
-/** `[projects]` marking `cwd` and every directory above it `level`. */
-export function markedProjects(cwd: string, level: 'trusted' | 'untrusted'): TomlTable {
+/** `[projects]` marking `cwd` and every directory above it untrusted. */
+export function untrustedProjects(cwd: string): TomlTable {
   const projects: TomlTable = {};
   let dir = cwd;
   for (;;) {
-    projects[dir] = { trust_level: level };
+    projects[dir] = { trust_level: 'untrusted' };
     const up = dirname(dir);
     if (up === dir) break;
     dir = up;

@@ -10,10 +10,8 @@ import { join } from 'node:path';
 
 import { NEWEST_CODEX } from '../../config/codex/codex-versions.js';
 import { AppendQueue } from '../../foundation/append-queue.js';
-import { ProcessError } from '../../foundation/errors.js';
 import { MaskingStream } from '../../foundation/diagnostics/mask-secrets.js';
 import { spawnContained, type ContainedProcess } from '../../foundation/process/contained-spawn.js';
-import type { HostViewLaunch } from '../../foundation/process/host-view.js';
 import { MESH_TOKEN_ENV } from '../../runtime/mesh/mesh-credential.js';
 import { MESH_SERVER_NAME } from '../../runtime/protocol/mesh-protocol.js';
 import { absentMountPoints } from '../../runtime/session/sandbox-leftovers.js';
@@ -53,29 +51,6 @@ export interface RootProcess {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** Starts the session root Codex process and records it as running. */
-/** The root's host view; required where its folder is marked trusted, since it blanks `.codex`. */
-async function rootView(
-  context: LaunchContext,
-  plan: SessionPlan,
-  tmpDir: string | undefined,
-): Promise<HostViewLaunch | undefined> {
-  const view = await processView(context.hostView, {
-    cwd: plan.cwd,
-    home: plan.homeDir,
-    codexBin: plan.command,
-    tmpDir,
-    runtimeDir: context.launchEnv.XDG_RUNTIME_DIR,
-    ...(plan.blank !== undefined ? { blank: plan.blank } : {}),
-  });
-  if (plan.blank !== undefined && view === undefined) {
-    throw new ProcessError(
-      'process-failed',
-      'the host view that blanks the folder configuration cannot be built',
-    );
-  }
-  return view;
-}
-
 export async function startRootProcess(
   plan: SessionPlan,
   context: LaunchContext,
@@ -128,7 +103,13 @@ export async function startRootProcess(
     plan.masked === undefined
       ? undefined
       : { hide: plan.masked, keep: [await realpath(plan.homeDir)] };
-  const view = await rootView(context, plan, env.TMPDIR);
+  const view = await processView(context.hostView, {
+    cwd: plan.cwd,
+    home: plan.homeDir,
+    codexBin: plan.command,
+    tmpDir: env.TMPDIR,
+    runtimeDir: context.launchEnv.XDG_RUNTIME_DIR,
+  });
   // `exec` drives its root through `codex app-server`, so its approvals reach the queue;
   // `run` hands the terminal to the interactive Codex
   if (exec) {

@@ -75,8 +75,6 @@ export interface PrepareSessionInput {
   readonly boundary?: BoundaryOptions;
   /** The directories the root's container hides (`maskedDirs`), in place of deny entries. */
   readonly masked?: readonly string[];
-  /** The `.codex` directories the root's host view blanks, its folder marked trusted. */
-  readonly blank?: readonly string[];
   /** The `exec` prompt. */
   readonly prompt?: string;
   /** The earlier session this one continues, and the root's Codex thread there. */
@@ -98,8 +96,6 @@ export interface SessionPlan {
   readonly homeDir: string;
   /** The directories its container hides, its home kept; absent: its config denies them. */
   readonly masked?: readonly string[];
-  /** The `.codex` directories its host view shows empty and read-only (`folderTrust`). */
-  readonly blank?: readonly string[];
   readonly rendered: RenderedHome;
   readonly env: Record<string, string>;
   readonly command: string;
@@ -246,7 +242,6 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
     rootRole,
     homeDir,
     ...(input.masked !== undefined ? { masked: input.masked } : {}),
-    ...(input.blank !== undefined ? { blank: input.blank } : {}),
     rendered,
     env,
     command: input.codexBin,

@@ -30,24 +30,15 @@ import { processStartTime } from '../../foundation/process/session-marker.js';
 import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
 import { bwrapCandidates, findHostView } from '../../foundation/process/host-view.js';
 import { hostViewDiagnostics } from '../../runtime/session/host-view-check.js';
-import {
-  sessionFolderTrust,
-  type FolderTrust,
-  type SessionFolderFacts,
-} from '../../runtime/session/folder-trust.js';
 import { launchChecks } from './launch-checks.js';
 import {
   configDeny,
   maskedDirs,
   plainCodexArgs,
-  promptAndModelArgs,
   processBoundary,
   sandboxWritable,
   sessionReadDeny,
-  type ShieldFacts,
 } from '../../runtime/session/read-deny.js';
-import type { ReadDeny } from '../../config/compile/session-boundary.js';
-import type { Permissions } from '../../config/profile/types.js';
 import { needsAuthFile } from '../../config/compile/provider-route.js';
 import { newSessionId } from '../../runtime/session/session-id.js';
 import { sessionDir } from '../../runtime/session/session-store.js';
@@ -133,49 +124,9 @@ function codexMissing(
   });
 }
 
-/** `maskedDirs` of the root, or undefined where its config keeps Codex's deny entries. */
-async function rootMasked(
-  request: StartSessionRequest,
-  readDeny: ReadDeny,
-  facts: Omit<ShieldFacts, 'writable'> & { permissions: Permissions | undefined },
-): Promise<readonly string[] | undefined> {
-  const { permissions, ...shield } = facts;
-  if (permissions === undefined || !plainCodexArgs(request.codexArgs)) return undefined;
-  return maskedDirs(readDeny, {
-    ...shield,
-    codexBin: await realpath(facts.codexBin).catch(() => facts.codexBin),
-    writable: await sandboxWritable(permissions, facts.cwd, request.env.TMPDIR),
-  });
-}
-
-/**
- * Whether the interactive root starts in a folder marked trusted (`folderTrust`); undefined where
- * the question does not arise: not `run`, a Codex that does not ask, no host view to blank the
- * folder's `.codex` in, or Codex arguments that might widen where shells write.
- */
-async function rootFolderTrust(
-  request: StartSessionRequest,
-  facts: Omit<SessionFolderFacts, 'tmpDir'> & { asks: boolean; viewAvailable: boolean },
-): Promise<FolderTrust | undefined> {
-  if (request.mode !== 'run' || !facts.asks) return undefined;
-  if (!facts.viewAvailable) return { trusted: false, reason: 'the host view cannot be built' };
-  if (!promptAndModelArgs(request.codexArgs)) {
-    return { trusted: false, reason: 'Codex options were given after --' };
-  }
-  return sessionFolderTrust({ ...facts, tmpDir: request.env.TMPDIR });
-}
-
-function folderNotTrusted(reason: string): Diagnostic {
-  return diagnostic({
-    severity: 'info',
-    code: 'folder-not-trusted',
-    message: `Codex asks about the working directory before it starts (choose 'Open restricted'): it stays untrusted, so that no .codex there loads, because ${reason}`,
-  });
-}
-
-/** The launch's independent look-ups, done concurrently to keep its overhead small. */
-function lookUps(request: StartSessionRequest) {
-  return Promise.all([
+export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
+  // independent look-ups, done concurrently to keep the launch overhead small
+  const [compiled, credentials, { found: codex, view }, contained] = await Promise.all([
     request.resume !== undefined
       ? resumedCompile(request.resume)
       : compileOrReuse({
@@ -197,10 +148,6 @@ function lookUps(request: StartSessionRequest) {
     ),
     findContainment(),
   ]);
-}
-
-export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
-  const [compiled, credentials, { found: codex, view }, contained] = await lookUps(request);
   if (
     compiled.stored === undefined ||
     compiled.plan === undefined ||
@@ -265,26 +212,20 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
   const readDeny = await sessionReadDeny(request.dirs, masking);
   const authFile = needsAuthFile(compiled.stored.snapshot.base);
   const boundary = await processBoundary(readDeny, cwd);
-  const roles = compiled.stored.snapshot.profile.agents;
   const resolved = compiled.plan;
   const rootProcess = resolved.processes.find((p) => p.root === resolved.root);
+  const permissions = compiled.stored.snapshot.profile.agents[resolved.root]?.permissions;
   // the root's container hides the operator's directories where that alone shields it
-  const masked = await rootMasked(request, readDeny, {
-    cwd: boundary.cwd,
-    codexBin,
-    roles: rootProcess?.roles.length ?? 1,
-    authFile,
-    permissions: roles[resolved.root]?.permissions,
-  });
-  const folder = await rootFolderTrust(request, {
-    asks: codex.facts.tuiAsksUnlessTrusted,
-    viewAvailable: hostView.available,
-    cwd: boundary.cwd,
-    sessionDir: dir,
-    codexBin,
-    roles: Object.values(roles),
-  });
-  if (folder?.trusted === false) diagnostics.push(folderNotTrusted(folder.reason));
+  const masked =
+    permissions === undefined || !plainCodexArgs(request.codexArgs)
+      ? undefined
+      : maskedDirs(readDeny, {
+          cwd: boundary.cwd,
+          codexBin: await realpath(codexBin).catch(() => codexBin),
+          roles: rootProcess?.roles.length ?? 1,
+          authFile,
+          writable: await sandboxWritable(permissions, boundary.cwd, request.env.TMPDIR),
+        });
   const pidStart = processStartTime(request.pid);
   const plan = prepareSession({
     mode: request.mode,
@@ -302,13 +243,8 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
     codex: codex.facts,
     // checked as its real path, so started there: no symlink can move it after the check
     cwd: masked !== undefined ? boundary.cwd : cwd,
-    boundary: {
-      deny: configDeny(readDeny, masked),
-      cwd: boundary.cwd,
-      ...(folder?.trusted === true ? { trusted: true } : {}),
-    },
+    boundary: { deny: configDeny(readDeny, masked), cwd: boundary.cwd },
     ...(masked !== undefined ? { masked } : {}),
-    ...(folder?.trusted === true ? { blank: folder.blank } : {}),
     ...(request.prompt !== undefined ? { prompt: request.prompt } : {}),
     ...(request.resume !== undefined
       ? { resume: { from: request.resume.from, thread: request.resume.rootThread } }

@@ -33,12 +33,6 @@ export interface HostViewNeeds {
   readonly make?: readonly string[];
   /** Runtime directories hidden besides `/run/user` (the operator's `$XDG_RUNTIME_DIR`). */
   readonly hide?: readonly string[];
-  /**
-   * Directories shown empty and read-only, over whatever else the view shows there (a trusted
-   * folder's `.codex`): those that exist, and those inside a private directory (made on its
-   * tmpfs); nothing is made on the host.
-   */
-  readonly blank?: readonly string[];
 }
 
 /** How a command is started inside the view: `bwrap` and its options up to the command. */
@@ -85,8 +79,11 @@ export function hostViewLaunch(
   const filter = hostSocketFilter();
   if (filter === undefined) return undefined;
   const keeps = [...new Set(needs.keep)];
+  const covers = (dir: string): boolean => keeps.some((k) => pathWithin(dir, k));
   const args = ['--dev-bind', '/', '/'];
-  const hidden = viewPrivateDirs(keeps, [...RUNTIME_DIRS, ...(needs.hide ?? [])], present);
+  const hidden = [...PRIVATE_DIRS, ...RUNTIME_DIRS, ...(needs.hide ?? [])].filter(
+    (dir, i, all) => all.indexOf(dir) === i && !covers(dir) && present(dir),
+  );
   for (const dir of hidden) {
     const shared = (PRIVATE_DIRS as readonly string[]).includes(dir);
     args.push(...(shared ? ['--perms', '1777'] : ['--perms', '0700']), '--tmpfs', dir);
@@ -96,27 +93,8 @@ export function hostViewLaunch(
   for (const dir of (needs.make ?? []).filter(inside)) {
     if (!keeps.some((k) => pathWithin(dir, k))) args.push('--dir', dir);
   }
-  for (const dir of new Set(needs.blank ?? [])) {
-    const onTmpfs = inside(dir) && !keeps.some((k) => pathWithin(dir, k));
-    if (onTmpfs || present(dir)) args.push('--tmpfs', dir, '--remount-ro', dir);
-  }
   args.push('--seccomp', String(HOST_FILTER_FD), '--');
   return { argv: [view.bwrap, ...args], filter };
-}
-
-/**
- * The directories a view with `keep` makes private (a tmpfs of its own): `/tmp`, `/dev/shm` and
- * `hide`, those that exist and hold no kept directory.
- */
-export function viewPrivateDirs(
-  keep: readonly string[],
-  hide: readonly string[] = [],
-  present: (path: string) => boolean = exists,
-): string[] {
-  const covers = (dir: string): boolean => keep.some((k) => pathWithin(dir, k));
-  return [...PRIVATE_DIRS, ...hide].filter(
-    (dir, i, all) => all.indexOf(dir) === i && !covers(dir) && present(dir),
-  );
 }
 
 function exists(path: string): boolean {

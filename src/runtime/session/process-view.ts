@@ -20,16 +20,9 @@ export interface ProcessViewFacts {
   /** The process's `$TMPDIR` and `$XDG_RUNTIME_DIR`, where set. */
   readonly tmpDir?: string | undefined;
   readonly runtimeDir?: string | undefined;
-  /** Directories it sees empty and read-only (`folderTrust`'s `.codex` directories). */
-  readonly blank?: readonly string[];
 }
 
 const real = (path: string): Promise<string> => realpath(path).catch(() => path);
-
-/** Codex's native binary and what it ships beside it (`vendor/<triple>/{bin,codex-resources}`). */
-export async function codexFilesDir(codexBin: string): Promise<string> {
-  return dirname(dirname(await real(codexBin)));
-}
 
 /** The launch of one process inside the session's host view; undefined without one. */
 export async function processView(
@@ -37,15 +30,11 @@ export async function processView(
   facts: ProcessViewFacts,
 ): Promise<HostViewLaunch | undefined> {
   if (view?.available !== true) return undefined;
-  const codexFiles = await codexFilesDir(facts.codexBin);
+  // Codex's native binary and what it ships beside it (`vendor/<triple>/{bin,codex-resources}`)
+  const codexFiles = dirname(dirname(await real(facts.codexBin)));
   const keep = await Promise.all([facts.cwd, facts.home].map(real));
   const tmp = facts.tmpDir !== undefined && facts.tmpDir !== '' ? [facts.tmpDir] : [];
   const runtime =
     facts.runtimeDir !== undefined && facts.runtimeDir.startsWith('/') ? [facts.runtimeDir] : [];
-  return hostViewLaunch(view, {
-    keep: [...keep, codexFiles],
-    make: tmp,
-    hide: runtime,
-    ...(facts.blank !== undefined ? { blank: facts.blank } : {}),
-  });
+  return hostViewLaunch(view, { keep: [...keep, codexFiles], make: tmp, hide: runtime });
 }

@@ -116,19 +116,6 @@ export function plainCodexArgs(args: readonly string[]): boolean {
   return true;
 }
 
-/**
- * Whether Codex arguments are `plainCodexArgs` apart from words that are no option (the TUI's
- * first prompt): none of them changes the configuration or where shells write.
- */
-export function promptAndModelArgs(args: readonly string[]): boolean {
-  return plainCodexArgs(args.filter((arg, i) => arg.startsWith('-') || isModelValue(args, i)));
-}
-
-function isModelValue(args: readonly string[], i: number): boolean {
-  const before = args[i - 1];
-  return i > 0 && (before === '-m' || before === '--model');
-}
-
 /** The deny entries a process's config carries: none where its container hides the dirs. */
 export function configDeny(deny: ReadDeny, masked: readonly string[] | undefined): ReadDeny {
   return masked === undefined ? deny : { dirs: [] };

@@ -57,7 +57,7 @@ describe('validateCodexBase', () => {
       ['codex-base-owned-key', 'features.shell_snapshot', 8],
     ]);
     expect(diagnostics[0]?.message).toMatch(
-      /marks the trust of its working directory.*\.codex\/config\.toml.*codex-base\.toml itself/,
+      /untrusted.*\.codex\/config\.toml.*codex-base\.toml itself/,
     );
     expect(diagnostics[1]?.message).toMatch(/"core"/);
   });

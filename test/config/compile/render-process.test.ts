@@ -356,21 +356,4 @@ describe('renderProcess: the session boundary', () => {
       entries,
     );
   });
-  it('marks them trusted only when the boundary says the process sees no project configuration', async () => {
-    const fixture = await team();
-    const rendered = renderProcess(fixture.snapshot, fixture.plan, 'lead', {
-      home: HOME,
-      boundary: { ...boundary, trusted: true },
-    });
-    const config = parse(rendered.files.get('config.toml') ?? '');
-    expect(config.projects).toEqual({
-      '/home/operator/work/repo': { trust_level: 'trusted' },
-      '/home/operator/work': { trust_level: 'trusted' },
-      '/home/operator': { trust_level: 'trusted' },
-      '/home': { trust_level: 'trusted' },
-      '/': { trust_level: 'trusted' },
-    });
-    // Codex's default approval policy is kept either way
-    expect(config.approval_policy).toBe('on-request');
-  });
 });

@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 
 import { SESSION_MARKER_ENV } from '../../../src/foundation/process/session-marker.js';
 import { useLeadWorkerSession } from '../../support/lead-worker-session.js';
-import { folderScreenRefuser, KEYS, startTui, type Tui } from '../../support/tui.js';
+import { folderTrustAnswerer, KEYS, startTui, type Tui } from '../../support/tui.js';
 import { CLI, runInWorld, running, waitFor, HeldRequests } from '../../support/world.js';
 
 const CANARY = 'tui-survivor-canary-5f3e';
@@ -108,9 +108,14 @@ async function startSession(): Promise<Running> {
     [CLI, 'run', scripted.world.packDir, ...scripted.world.dirArgs, '--', 'SPAWN then wait'],
     { cwd: scripted.world.workDir, env: scripted.world.env },
   );
-  const noFolderScreen = folderScreenRefuser(tui);
+  // 0.171 asks whether to open the untrusted folder; Enter takes the highlighted "Open restricted"
+  const requestsBefore = scripted.model.requests.length;
+  const answerTrust = folderTrustAnswerer(
+    tui,
+    () => scripted.model.requests.length > requestsBefore,
+  );
   await waitFor(() => {
-    noFolderScreen();
+    answerTrust();
     const text = tui.text();
     return (
       scripted.model.requests.filter((r) => r.developerTexts.some((t) => t.includes('ROLE-WORKER')))

@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { readCalls } from '../../../src/runtime/gateway/call-log.js';
-import { folderScreenRefuser, KEYS, startTui, type Tui } from '../../support/tui.js';
+import { folderTrustAnswerer, KEYS, startTui, type Tui } from '../../support/tui.js';
 import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   CLI,
@@ -120,6 +120,7 @@ interface Run {
   readonly tui: Tui;
   readonly id: string;
   /** How many model requests there were before this run started. */
+  readonly requestsBefore: number;
 }
 
 const started: Run[] = [];
@@ -207,7 +208,7 @@ async function startRun(tag: string, profile = PROFILE): Promise<Run> {
     ],
     { cwd: world.workDir, env: world.env, cols: 160, rows: 50 },
   );
-  const run = { world, tui, id: '' };
+  const run = { world, tui, id: '', requestsBefore: fixture.model.requests.length };
   started.push(run);
   const id = /codex-mmo: session (\S+)/;
   await waitFor(() => id.test(tui.text()) || tui.child.exitCode !== null, 60_000);
@@ -216,12 +217,16 @@ async function startRun(tag: string, profile = PROFILE): Promise<Run> {
   return { ...run, id: match[1] };
 }
 
-/** Waits for the participant's request in the TUI (Codex never asks about the folder first). */
+/** Waits for the participant's request in the TUI, opening the folder when Codex asks first. */
 async function waitForPrompt(run: Run, role = 'worker', ms = 150_000): Promise<void> {
   const prompt = `codex-mmoapprovala1:participantworker-1(role${role})askstocalltool'write'ofMCPserver'guarded'.`;
-  const noFolderScreen = folderScreenRefuser(run.tui);
+  // 0.171 asks how to open an untrusted folder before the first turn
+  const answerTrust = folderTrustAnswerer(
+    run.tui,
+    () => fixture.model.requests.length > run.requestsBefore,
+  );
   await waitFor(() => {
-    noFolderScreen();
+    answerTrust();
     const text = compact(run.tui);
     if (run.tui.child.exitCode !== null) throw new Error(`the TUI ended:\n${run.tui.text()}`);
     return text.includes(prompt) && text.includes('1.Allow') && text.includes('2.Deny');

@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { guardedCalls, guardedRegistry, scoutScript, startRun } from '../../support/guarded-tui.js';
 import { sessionCalls } from '../../support/session-calls.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { compact, folderScreenRefuser, type Tui } from '../../support/tui.js';
+import { compact, folderTrustAnswerer, type Tui } from '../../support/tui.js';
 import { profileToml, runInWorld, waitFor } from '../../support/world.js';
 
 const script = scoutScript(200_000, (request) => [
@@ -49,13 +49,14 @@ function prompted(tui: Tui, id: string, role: string): boolean {
 describe("the interactive root's calls, asked about by the gateway", () => {
   it('names the calling role, runs an allowed call once and tells the model a denial', async () => {
     const w = scripted.world;
+    const before = scripted.model.requests.length;
     const tui = startRun(w, ['GO']);
     const screen = (error: unknown): Error =>
       new Error(`${String(error)}; the screen:\n${tui.text().slice(-4000)}`);
     try {
-      const noFolderScreen = folderScreenRefuser(tui);
+      const answerTrust = folderTrustAnswerer(tui, () => scripted.model.requests.length > before);
       await waitFor(() => {
-        noFolderScreen();
+        answerTrust();
         if (tui.child.exitCode !== null) throw new Error('the TUI ended');
         return prompted(tui, 'a1', 'scout');
       }, 240_000).catch((error: unknown) => {

@@ -18,7 +18,7 @@ import {
 } from '../../support/guarded-tui.js';
 import { sessionCalls } from '../../support/session-calls.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { compact, folderScreenRefuser } from '../../support/tui.js';
+import { compact, folderTrustAnswerer } from '../../support/tui.js';
 import { profileToml, runInWorld, waitFor } from '../../support/world.js';
 
 // the lead's own call of the tool, granted to it: the person is asked
@@ -38,14 +38,15 @@ const scripted = useScriptedSession(
 describe('a native role outside its grant in the TUI', () => {
   it('is refused without asking the person, and recorded as its own', async () => {
     const w = scripted.world;
+    const before = scripted.model.requests.length;
     const tui = startRun(w, ['GO']);
     try {
-      const noFolderScreen = folderScreenRefuser(tui);
+      const answerTrust = folderTrustAnswerer(tui, () => scripted.model.requests.length > before);
       // the first prompt to show is the lead's own: by then the scout has read its refusal (a
       // prompt for the scout's call would have held the scout until it was answered)
       let scoutRequests = 0;
       await waitFor(() => {
-        noFolderScreen();
+        answerTrust();
         if (tui.child.exitCode !== null) throw new Error('the TUI ended');
         scoutRequests = scripted.model.requests.filter(isScout).length;
         return compact(tui.text()).includes(

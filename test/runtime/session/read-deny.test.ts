@@ -15,7 +15,6 @@ import {
   denyWhole,
   maskedDirs,
   plainCodexArgs,
-  promptAndModelArgs,
   sandboxWritable,
   sessionReadDeny,
 } from '../../../src/runtime/session/read-deny.js';
@@ -168,16 +167,5 @@ describe('what decides the masks besides the directories', () => {
     expect(plainCodexArgs(['-c', 'sandbox_workspace_write.writable_roots=["/"]'])).toBe(false);
     expect(plainCodexArgs(['--add-dir', '/'])).toBe(false);
     expect(plainCodexArgs(['--sandbox', 'danger-full-access'])).toBe(false);
-  });
-
-  it('takes a first prompt besides a model choice, and nothing else', () => {
-    expect(promptAndModelArgs(['fix the build'])).toBe(true);
-    expect(promptAndModelArgs(['-m', 'gpt-5', 'fix it'])).toBe(true);
-    expect(promptAndModelArgs(['--model', 'x', 'fix', 'it'])).toBe(true);
-    expect(promptAndModelArgs(['fix it', '--add-dir', '/'])).toBe(false);
-    expect(promptAndModelArgs(['-c', 'projects={}'])).toBe(false);
-    expect(promptAndModelArgs(['-'])).toBe(false);
-    // a model name that looks like an option is still the model
-    expect(promptAndModelArgs(['-m', '-x'])).toBe(true);
   });
 });
