@@ -2,9 +2,11 @@
  * `run --resume` with real Codex's TUI in a pseudo-terminal: an interactive session quit with
  * `/quit` ends with the hint that continues it; `run --resume ID PROMPT` opens the TUI on the
  * root's conversation (the model sees the first prompt, its answer and the new one) in a new
- * session that records whom it continues, and ends as cleanly.
+ * session that records whom it continues, and ends as cleanly. The folder's own
+ * `.codex/config.toml` (a server that leaves a mark) loads in neither.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { describe, expect, it } from 'vitest';
@@ -55,6 +57,13 @@ async function session(args: readonly string[], seen: RegExp): Promise<{ tui: Tu
 
 describe('run --resume in the TUI', () => {
   it('continues an interactive session with its conversation', async () => {
+    // in the working directory: the root's view shows it as it is on the host
+    const mark = join(scripted.world.workDir, 'project-server-ran');
+    await mkdir(join(scripted.world.workDir, '.codex'), { recursive: true });
+    await writeFile(
+      join(scripted.world.workDir, '.codex', 'config.toml'),
+      `[mcp_servers.project]\ncommand = "sh"\nargs = ["-c", "touch ${mark}; sleep 60"]\n`,
+    );
     const first = await session(
       ['run', scripted.world.packDir, '--', 'FIRST-TUI'],
       /LEAD-SAWFIRST-TUI/,
@@ -73,5 +82,9 @@ describe('run --resume in the TUI', () => {
     ) as { resumed_from?: string; status: string; mode: string };
     expect(record).toMatchObject({ resumed_from: first.id, status: 'ended', mode: 'run' });
     expect(scripted.model.errors).toEqual([]);
+    expect(existsSync(mark)).toBe(false);
+    const servers = scripted.model.requests.flatMap((r) => Object.keys(r.offeredTools.mcp));
+    expect(servers).toContain('notes');
+    expect(servers).not.toContain('project');
   }, 600_000);
 });
