@@ -83,6 +83,8 @@ export interface ExitInfo {
 
 const DEFAULT_CLIENT_INFO: ClientInfo = { name: 'codex-mmo', title: 'codex-mmo', version: '0' };
 const STDERR_TAIL_LIMIT = 64 * 1024;
+/** File changes kept for their approval requests (`noteFileChange`). */
+const MAX_FILE_CHANGES = 256;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -180,6 +182,8 @@ export class AppServerClient {
   private readonly pending = new Map<RequestId, Pending>();
   private readonly listeners = new Set<(n: ServerNotification) => void>();
   private readonly startup = new Map<string, McpServerStartupStatus>();
+  /** The files of each file change Codex has started and may ask about (`withFileChanges`). */
+  private readonly fileChanges = new Map<string, Record<string, unknown>>();
   private nextId = 1;
   private stderr = '';
   private exit: ExitInfo | undefined;
@@ -301,10 +305,11 @@ export class AppServerClient {
     if (!isRecord(parsed)) return;
     const message: WireMessage = parsed;
     if (message.method !== undefined && message.id !== undefined) {
+      const params = isRecord(message.params) ? message.params : {};
       void this.answer({
         id: message.id,
         method: message.method,
-        params: isRecord(message.params) ? message.params : {},
+        params: this.withFileChanges(message.method, params),
       });
       return;
     }
@@ -317,6 +322,7 @@ export class AppServerClient {
         const status = notification.params as unknown as McpServerStartupStatus;
         this.startup.set(`${status.threadId ?? ''}\u0000${status.name}`, status);
       }
+      this.noteFileChange(notification);
       for (const listener of [...this.listeners]) listener(notification);
       return;
     }
@@ -330,6 +336,45 @@ export class AppServerClient {
     } else {
       pending.resolve(message.result);
     }
+  }
+
+  /** Keeps the files of a file change Codex starts (it asks about the change by its item id). */
+  private noteFileChange(n: ServerNotification): void {
+    const item = isRecord(n.params.item) ? n.params.item : undefined;
+    if (item?.type !== 'fileChange' || typeof item.id !== 'string') return;
+    if (n.method === 'item/completed') {
+      this.fileChanges.delete(item.id);
+      return;
+    }
+    if (n.method !== 'item/started' || !Array.isArray(item.changes)) return;
+    const files: Record<string, unknown> = {};
+    for (const change of item.changes) {
+      if (isRecord(change) && typeof change.path === 'string') {
+        files[change.path] = { kind: change.kind ?? null };
+      }
+    }
+    this.fileChanges.set(item.id, files);
+    // a change nobody asked about is dropped once enough newer ones came
+    if (this.fileChanges.size > MAX_FILE_CHANGES) {
+      const oldest = this.fileChanges.keys().next().value;
+      if (oldest !== undefined) this.fileChanges.delete(oldest);
+    }
+  }
+
+  /**
+   * A file change approval with the files it changes: 0.171 asks by the item's id alone, the
+   * files came with the item's start; a request that names its files is left as it is.
+   */
+  private withFileChanges(
+    method: string,
+    params: Record<string, unknown>,
+  ): Record<string, unknown> {
+    if (method !== 'item/fileChange/requestApproval' || params.fileChanges !== undefined) {
+      return params;
+    }
+    const files =
+      typeof params.itemId === 'string' ? this.fileChanges.get(params.itemId) : undefined;
+    return files === undefined ? params : { ...params, fileChanges: files };
   }
 
   /**

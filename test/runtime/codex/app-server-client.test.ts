@@ -186,6 +186,40 @@ describe('AppServerClient with real codex app-server', () => {
     expect(result.finalMessage).toBe('finished');
   }, 60_000);
 
+  it('names the files of a file change it asks about, which Codex sends only with the item', async () => {
+    const patch = [
+      "apply_patch <<'EOF'",
+      '*** Begin Patch',
+      '*** Add File: asked.txt',
+      '+ASKED',
+      '*** End Patch',
+      'EOF',
+    ].join('\n');
+    const { home } = await setup(
+      (request) =>
+        request.toolOutputs.length === 0
+          ? [{ type: 'function_call', name: 'exec_command', arguments: { cmd: patch } }]
+          : [{ type: 'message', text: 'finished' }],
+      {},
+    );
+    await mkdir(join(home, 'work'));
+    const seen: ServerRequest[] = [];
+    const client = await startClient(home, (request) => {
+      seen.push(request);
+      return 'decline';
+    });
+    const { thread } = await client.startThread({
+      cwd: join(home, 'work'),
+      ephemeral: true,
+      sandbox: 'read-only',
+      approvalPolicy: 'on-request',
+    });
+    await client.runTurn(thread.id, 'patch it', { timeoutMs: 30_000 });
+    const asked = seen.find((r) => r.method === 'item/fileChange/requestApproval');
+    expect(asked, JSON.stringify(seen.map((r) => r.method))).toBeDefined();
+    expect(Object.keys(asked?.params.fileChanges ?? {})).toEqual([join(home, 'work', 'asked.txt')]);
+  }, 60_000);
+
   it('reports servers that fail to start, required or not', async () => {
     const { home } = await setup(() => [{ type: 'message', text: 'x' }], {
       optional: { command: process.execPath, args: [ECHO, '--fail'], required: false },
