@@ -53,6 +53,14 @@ const WARMUP = 2;
 const SPAWN_ROUNDS = Number(process.env.BENCH_SPAWN_ROUNDS ?? 3);
 const SPAWN_COUNTS = (process.env.BENCH_SPAWN_COUNTS ?? '1,4,8,16').split(',').map(Number);
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 1);
+// BENCH_MESH=0: a lead without participants, so no `mmo_mesh` (plain Codex has none either)
+const MESH = process.env.BENCH_MESH !== '0';
+if (!MESH && SPAWN_ROUNDS > 0) {
+  console.error(
+    'BENCH_MESH=0 measures exec alone (participants need mmo_mesh): add BENCH_SPAWN_ROUNDS=0',
+  );
+  process.exit(2);
+}
 const GOAL_MS = 150;
 const cli = dist('cli/main.js');
 // a relative path is taken from where the bench was started, whatever directory it runs Codex in
@@ -183,9 +191,7 @@ root = "lead"
 [agents.lead]
 description = "lead"
 instructions = "Lead."
-spawn = ["worker"]
-control = ["worker"]
-
+${MESH ? 'spawn = ["worker"]\ncontrol = ["worker"]\n' : ''}
 ${serverIds.map((id) => `[agents.lead.tool_mcp_servers.${id}]\n`).join('\n')}
 [agents.worker]
 description = "worker"
@@ -271,7 +277,7 @@ instructions = "Worker."
         `  ${label.padEnd(58)} median ${ms(median(values)).padStart(7)}  (min ${ms(Math.min(...values))})`,
       );
     console.log(
-      `exec overhead (${PAIRS} rounds after ${WARMUP} warm-up rounds; scripted model, ${SERVERS === 1 ? 'one stdio MCP server' : `${SERVERS} stdio MCP servers`}${process.env.BENCH_SERVER === 'python' ? ' (Python)' : ''} + mmo_mesh; Node ${process.version})`,
+      `exec overhead (${PAIRS} rounds after ${WARMUP} warm-up rounds; scripted model, ${SERVERS === 1 ? 'one stdio MCP server' : `${SERVERS} stdio MCP servers`}${process.env.BENCH_SERVER === 'python' ? ' (Python)' : ''}${MESH ? ' + mmo_mesh' : ', no mmo_mesh'}; Node ${process.version})`,
     );
     console.log(`  load average before ${loadBefore}, after ${load()} (${cpus().length} CPUs)`);
     row('plain codex exec, fresh copy of its hand-written home', times.fresh);
