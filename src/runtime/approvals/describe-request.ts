@@ -10,6 +10,8 @@ import type { ApprovalAsk, ApprovalKind } from '../protocol/approval-types.js';
 
 /** Longest argument rendering kept in a request (characters). */
 export const MAX_ARGUMENT_CHARS = 4000;
+/** Files a file change's summary names (all of them are in its bounded arguments). */
+const MAX_NAMED_FILES = 8;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -106,10 +108,13 @@ export function describeApprovalRequest(
     case 'item/fileChange/requestApproval':
     case 'applyPatchApproval': {
       const changes = isRecord(params.fileChanges) ? Object.keys(params.fileChanges) : [];
+      const named = changes.slice(0, MAX_NAMED_FILES).join(', ');
+      const more =
+        changes.length > MAX_NAMED_FILES ? ` and ${changes.length - MAX_NAMED_FILES} more` : '';
       return ask(
         'file_change',
         {
-          ...(changes.length > 0 ? { tool: maskSecrets(changes.join(', '), secrets) } : {}),
+          ...(changes.length > 0 ? { tool: maskSecrets(`${named}${more}`, secrets) } : {}),
           arguments: render(
             { files: changes, grantRoot: params.grantRoot ?? null, itemId: params.itemId ?? null },
             secrets,

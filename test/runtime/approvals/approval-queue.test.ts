@@ -145,4 +145,22 @@ describe('describeApprovalRequest', () => {
       describeApprovalRequest({ id: 5, method: 'item/tool/requestUserInput', params: {} }, []),
     ).toBeUndefined();
   });
+
+  it('names the files of a file change, the first eight of many', () => {
+    const files = Array.from({ length: 10 }, (_, i) => `/w/f${String(i)}.txt`);
+    const described = describeApprovalRequest(
+      {
+        id: 6,
+        method: 'item/fileChange/requestApproval',
+        params: {
+          itemId: 'i1',
+          fileChanges: Object.fromEntries(files.map((f) => [f, { kind: 'add' }])),
+        },
+      },
+      [],
+    );
+    expect(described?.kind).toBe('file_change');
+    expect(described?.tool).toBe(`${files.slice(0, 8).join(', ')} and 2 more`);
+    expect(JSON.parse(described?.arguments ?? '{}')).toMatchObject({ files });
+  });
 });
