@@ -347,7 +347,8 @@ export class AppServerClient {
       return;
     }
     if (n.method !== 'item/started' || !Array.isArray(item.changes)) return;
-    const files: Record<string, unknown> = {};
+    // keyed by paths the model chose: no prototype to write through
+    const files = Object.create(null) as Record<string, unknown>;
     for (const change of item.changes) {
       if (isRecord(change) && typeof change.path === 'string') {
         files[change.path] = { kind: change.kind ?? null };
