@@ -237,6 +237,8 @@ export async function startSessionServices(
   // every Tool MCP server of the session is reached through the gateway, which checks each call
   // against the role the model wire attributed its thread to
   const threadRoles: { wire?: ModelWire } = {};
+  // the broker, once started: this process's mmo_mesh reaches it without its socket
+  const local: { broker?: SessionBroker } = {};
   const serverFailures: ServerFailure[] = [];
   // each server's stderr, in order, a batch at a time
   const serverLogs = new AppendQueues();
@@ -250,6 +252,7 @@ export async function startSessionServices(
           socketPath: plan.record.mesh_socket,
           caller: { process: mesh.role, participant: mesh.process },
           token: mesh.token,
+          local: () => local.broker?.connectLocal(),
         },
         transport,
       ),
@@ -346,6 +349,7 @@ export async function startSessionServices(
     throw started.reason;
   }
   const broker = started.value;
+  local.broker = broker;
   for (const step of [home, first]) {
     if (step.status === 'rejected') {
       budget.stop();

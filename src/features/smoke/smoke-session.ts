@@ -171,6 +171,7 @@ export async function runSmokeSession(
             socketPath,
             caller: { process: mesh.role, participant: mesh.process },
             token: mesh.token,
+            local: () => broker?.connectLocal(),
           },
           transport,
         ),

@@ -5,7 +5,7 @@
  * reused pid is a different process; or that nobody holds it any more. Linux only.
  */
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 
 import { descendants } from './process-tree.js';
@@ -76,6 +76,18 @@ function endOf(field: string, littleEndian: boolean): TcpEnd {
   };
 }
 
+/** One line of a TCP table, or undefined for the header and sockets no process holds. */
+function parseLine(line: string, littleEndian: boolean): TcpEntry | undefined {
+  const fields = line.trim().split(/\s+/);
+  const local = fields[1];
+  const remote = fields[2];
+  const inode = Number(fields[9]);
+  if (local === undefined || remote === undefined || !Number.isInteger(inode) || inode <= 0) {
+    return undefined;
+  }
+  return { local: endOf(local, littleEndian), remote: endOf(remote, littleEndian), inode };
+}
+
 /**
  * Parses `/proc/net/tcp` or `/proc/net/tcp6` into (local end, remote end, inode), skipping sockets
  * no process holds; pure but for the byte order (the host's, unless given).
@@ -83,14 +95,8 @@ function endOf(field: string, littleEndian: boolean): TcpEnd {
 export function parseProcNetTcp(text: string, littleEndian = endianness() === 'LE'): TcpEntry[] {
   const out: TcpEntry[] = [];
   for (const line of text.split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    const local = fields[1];
-    const remote = fields[2];
-    const inode = Number(fields[9]);
-    if (local === undefined || remote === undefined || !Number.isInteger(inode) || inode <= 0) {
-      continue;
-    }
-    out.push({ local: endOf(local, littleEndian), remote: endOf(remote, littleEndian), inode });
+    const entry = parseLine(line, littleEndian);
+    if (entry !== undefined) out.push(entry);
   }
   return out;
 }
@@ -103,16 +109,20 @@ function readText(path: string): string {
   }
 }
 
-/**
- * A TCP table, read off the event loop: the kernel walks its whole hash table for every read
- * (milliseconds on a large machine), which the supervisor's other work need not wait for.
- */
+/** A whole TCP table (tcp6, read only when an entry was not in tcp), or '' when unreadable. */
 async function readTable(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch {
     return '';
   }
+}
+
+/** The `local_address` port of a table line, cheaply, to parse only the lines asked about. */
+function localPortOf(line: string): number | undefined {
+  const colon = line.indexOf(':', line.indexOf(':') + 1);
+  if (colon < 0) return undefined;
+  return Number.parseInt(line.slice(colon + 1, colon + 5), 16);
 }
 
 /** The start time of `pid` (field 22 of /proc/PID/stat), or undefined when it is gone. */
@@ -152,13 +162,134 @@ export type TcpPeer =
 /** How often a peer that looks gone is looked for again before it is taken as gone. */
 const GONE_LOOKS = 3;
 
-/** The kernel's loopback TCP tables as read at one moment. */
-interface TcpTables {
-  readonly v4: readonly TcpEntry[];
-  /** Read only when an entry was not in `v4`. */
-  v6?: Promise<readonly TcpEntry[]>;
-  /** The processes to look through, as /proc listed them when first needed in this batch. */
+/** A connection asked about in one read, and what it found. */
+interface Wanted {
+  readonly client: TcpEnd;
+  found?: TcpEntry;
+}
+
+/** A connection asked about before a read began: it may spare the read (`closed`). */
+interface Asked extends Wanted {
+  readonly closed: (() => boolean) | undefined;
+  readonly settle: (found: TcpEntry | 'closed' | 'unreadable' | undefined) => void;
+}
+
+/** A connection that joined a read under way: found in the rest of it, or not. */
+interface Joined extends Wanted {
+  readonly settle: (found: TcpEntry | undefined) => void;
+}
+
+/** How much of a table is asked of the kernel at a time (it writes one page per read anyway). */
+const CHUNK = 16 * 1024;
+
+/**
+ * One read of the kernel's TCP table for every connection asked about before it began. The kernel
+ * walks its hash table as the file is read, so the read stops as soon as each of them is found.
+ * A connection asked about while it is under way joins it: an entry the rest of the read lists is
+ * that live connection; one it does not list is asked about in the next read. A connection asked
+ * about before it began and not found is looked for in tcp6, read whole.
+ */
+class TableRead {
+  private readonly asked: Asked[] = [];
+  private readonly joined: Joined[] = [];
+  private readonly ports = new Set<number>();
+  private scanning = false;
+  /** The processes to look through, as /proc listed them when first needed in this read. */
   processes?: readonly string[] | undefined;
+
+  constructor(private readonly server: TcpEnd) {}
+
+  /** What this read finds for `client` (canonical address); `closed` spares it the read. */
+  want(
+    client: TcpEnd,
+    closed?: () => boolean,
+  ): Promise<TcpEntry | 'closed' | 'unreadable' | undefined> {
+    return new Promise((settle) => {
+      this.asked.push({ client, closed, settle });
+    });
+  }
+
+  /** What the rest of this read, under way, finds for `client`; undefined when it is over. */
+  join(client: TcpEnd): Promise<TcpEntry | undefined> {
+    if (!this.scanning) return Promise.resolve(undefined);
+    return new Promise((settle) => {
+      this.joined.push({ client, settle });
+      this.ports.add(client.port);
+    });
+  }
+
+  async run(): Promise<void> {
+    const asked = this.asked.filter((w) => {
+      if (w.closed?.() !== true) return true;
+      w.settle('closed');
+      return false;
+    });
+    if (asked.length === 0) return;
+    for (const w of asked) this.ports.add(w.client.port);
+    this.scanning = true;
+    const readable = await this.scan(asked);
+    this.scanning = false;
+    for (const w of this.joined) w.settle(w.found);
+    const missing = asked.filter((w) => w.found === undefined);
+    for (const w of asked) {
+      if (w.found !== undefined || !readable) w.settle(readable ? w.found : 'unreadable');
+    }
+    if (!readable || missing.length === 0) return;
+    // an IPv6 client socket reaching 127.0.0.1 is listed in tcp6
+    const six = parseProcNetTcp(await readTable('/proc/net/tcp6'));
+    for (const w of missing) w.settle(six.find((e) => this.matches(e, w.client)));
+  }
+
+  /** The whole of both ends: a second loopback address may use the same client port. */
+  private matches(e: TcpEntry, client: TcpEnd): boolean {
+    return (
+      e.local.port === client.port &&
+      e.local.address === client.address &&
+      e.remote.port === this.server.port &&
+      e.remote.address === this.server.address
+    );
+  }
+
+  /** Looks for each wanted connection in `line`. */
+  private take(line: string, wanted: readonly Wanted[], littleEndian: boolean): void {
+    const port = localPortOf(line);
+    if (port === undefined || !this.ports.has(port)) return;
+    const entry = parseLine(line, littleEndian);
+    if (entry === undefined) return;
+    for (const w of wanted) {
+      if (w.found === undefined && this.matches(entry, w.client)) w.found = entry;
+    }
+  }
+
+  /** Reads /proc/net/tcp until each of `asked` is found; false when it cannot be read. */
+  private async scan(asked: readonly Wanted[]): Promise<boolean> {
+    const littleEndian = endianness() === 'LE';
+    let handle;
+    try {
+      handle = await open('/proc/net/tcp');
+    } catch {
+      return false;
+    }
+    try {
+      const buffer = Buffer.alloc(CHUNK);
+      let pending = '';
+      let total = 0;
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+        total += bytesRead;
+        const lines = (pending + buffer.toString('latin1', 0, bytesRead)).split('\n');
+        pending = bytesRead === 0 ? '' : (lines.pop() ?? '');
+        const wanted = [...asked, ...this.joined];
+        for (const line of lines) this.take(line, wanted, littleEndian);
+        if (bytesRead === 0 || wanted.every((w) => w.found !== undefined)) break;
+      }
+      return total > 0;
+    } catch {
+      return false;
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
 }
 
 /** What a look for a peer may take for granted, to look less. */
@@ -174,73 +305,78 @@ export interface PeerHints {
 }
 
 /**
- * Who holds the client ends of loopback connections to our `serverPort`. Reading the kernel's
- * TCP tables costs milliseconds whatever their size (the kernel walks its whole hash table), so
- * the connections asked about at the same moment (Codex opens one per MCP server at once) share
- * one read; a connection it does not list is looked for again in fresh
- * reads. A process expected to hold the connection is looked at before any other; then this
- * process's descendants (where a session's Codex runs), then every process. A peer that looks
- * gone is looked for again: the kernel writes `/proc/net/tcp` a page at a time, so a read while
- * other sockets open and close can miss a live entry.
+ * Who holds the client ends of loopback connections to our `serverPort`. The kernel walks its
+ * whole TCP hash table as `/proc/net/tcp` is read (milliseconds on a large machine, whatever it
+ * lists), so the connections asked about at the same moment (Codex opens one per MCP server at
+ * once) share one read, which stops once it has found them all; a connection it does not list is
+ * looked for again in fresh reads. A process expected to hold the connection is looked at before
+ * any other; then this process's descendants (where a session's Codex runs), then every process.
+ * A peer that looks gone is looked for again: the kernel writes `/proc/net/tcp` a page at a time,
+ * so a read while other sockets open and close can miss a live entry.
  */
 export class TcpPeerFinder {
+  /** The read under way, if any. */
+  private running: TableRead | undefined;
   /** The next read, not yet begun: every look asked for meanwhile is answered by it. */
-  private next: Promise<() => Promise<TcpTables | undefined>> | undefined;
+  private queued: TableRead | undefined;
+  private readonly server: TcpEnd;
 
   /** `server`: the listening end every connection asked about reaches. */
-  constructor(private readonly server: TcpEnd) {}
+  constructor(server: TcpEnd) {
+    this.server = { address: canonicalAddress(server.address), port: server.port };
+  }
 
   /** Who holds the end `client` of a connection to the server (both ends compared whole). */
   async find(client: TcpEnd, hints: PeerHints = {}): Promise<TcpPeer> {
     const looks = Math.max(1, hints.looks ?? GONE_LOOKS);
+    const end = { address: canonicalAddress(client.address), port: client.port };
+    const running = this.running;
+    if (running !== undefined && hints.closed?.() !== true) {
+      const entry = await running.join(end);
+      if (entry !== undefined) return this.owner(entry, hints, running);
+    }
     for (let look = 0; look < looks; look++) {
-      const take = await this.read();
-      if (hints.closed?.() === true) return { kind: 'gone' };
-      const tables = await take();
-      if (tables === undefined) return { kind: 'unknown' };
-      const entry = await this.entryIn(tables, client);
-      if (entry !== undefined) {
-        const first = [
-          ...(hints.expect ?? []),
-          ...(hints.within !== undefined ? [hints.within, ...descendants(hints.within)] : []),
-        ];
-        return ownerOf(`socket:[${String(entry.inode)}]`, first, tables);
-      }
+      const read = this.queue();
+      const entry = await read.want(end, hints.closed);
+      if (entry === 'closed') return { kind: 'gone' };
+      if (entry === 'unreadable') return { kind: 'unknown' };
+      if (entry !== undefined) return this.owner(entry, hints, read);
     }
     return { kind: 'gone' };
   }
 
-  /**
-   * A read that begins after every look already asked for (once this turn's I/O is handled), and
-   * only if one of them still needs it: taken once, shared by all. A look asked while it is under
-   * way waits for the next one, which lists every connection made before it began.
-   */
-  private read(): Promise<() => Promise<TcpTables | undefined>> {
-    this.next ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      this.next = undefined;
-      let tables: Promise<TcpTables | undefined> | undefined;
-      return () =>
-        (tables ??= readTable('/proc/net/tcp').then((v4) =>
-          v4 === '' ? undefined : { v4: parseProcNetTcp(v4) },
-        ));
-    });
-    return this.next;
+  private owner(entry: TcpEntry, hints: PeerHints, read: TableRead): TcpPeer {
+    const first = [
+      ...(hints.expect ?? []),
+      ...(hints.within !== undefined ? [hints.within, ...descendants(hints.within)] : []),
+    ];
+    return ownerOf(`socket:[${String(entry.inode)}]`, first, read);
   }
 
-  private async entryIn(tables: TcpTables, client: TcpEnd): Promise<TcpEntry | undefined> {
-    const at = canonicalAddress(client.address);
-    const here = canonicalAddress(this.server.address);
-    // the whole of both ends: a second loopback address may use the same client port
-    const match = (e: TcpEntry): boolean =>
-      e.local.port === client.port &&
-      e.local.address === at &&
-      e.remote.port === this.server.port &&
-      e.remote.address === here;
-    // an IPv6 client socket reaching 127.0.0.1 is listed in tcp6: read it only when tcp has none
-    const inV4 = tables.v4.find(match);
-    if (inV4 !== undefined) return inV4;
-    tables.v6 ??= readTable('/proc/net/tcp6').then((text) => parseProcNetTcp(text));
-    return (await tables.v6).find(match);
+  /**
+   * The next read: it begins once this turn's I/O is handled and no read is under way (one at a
+   * time: reads side by side each walk the kernel's table), and answers every look asked for
+   * before it begins, which lists every connection made before that.
+   */
+  private queue(): TableRead {
+    if (this.queued === undefined) {
+      this.queued = new TableRead(this.server);
+      setImmediate(() => {
+        this.begin();
+      });
+    }
+    return this.queued;
+  }
+
+  private begin(): void {
+    const read = this.queued;
+    if (this.running !== undefined || read === undefined) return;
+    this.queued = undefined;
+    this.running = read;
+    void read.run().finally(() => {
+      this.running = undefined;
+      this.begin();
+    });
   }
 }
 
@@ -261,7 +397,7 @@ function processesToSearch(): readonly string[] | undefined {
  * The process holding socket `link`: `expect` first, then the processes of `tables`' batch (one
  * walk of /proc for all the connections it answers).
  */
-function ownerOf(link: string, expect: readonly number[], tables: TcpTables): TcpPeer {
+function ownerOf(link: string, expect: readonly number[], tables: TableRead): TcpPeer {
   const stamped = (pid: number): TcpPeer => {
     const start = processStart(pid);
     return start === undefined ? { kind: 'gone' } : { kind: 'process', process: { pid, start } };

@@ -2,10 +2,11 @@
  * The `mesh serve` side of the session socket: connects to the session broker, verifies that the
  * listener is the session's supervisor (socket-listener) before it introduces the caller (`hello`,
  * with the calling process's mesh credential), and forwards each mesh tool call as one request
- * line, with the calling thread when Codex named it. Implements `MeshBackend`; a lost broker
+ * line, with the calling thread when Codex named it. In the supervisor itself the same protocol
+ * runs on an in-process stream the broker hands out. Implements `MeshBackend`; a lost broker
  * turns every call into a `MeshError('unavailable')`.
  */
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 import {
   connectVerified,
@@ -66,7 +67,7 @@ export class BrokerClient implements MeshBackend {
   private closeListeners: (() => void)[] = [];
   private pushListener: ((push: BrokerPush) => void) | undefined;
 
-  private constructor(private readonly socket: Socket) {
+  private constructor(private readonly socket: Duplex) {
     const decoder = new LineDecoder((value) => {
       this.onResponse(value);
     });
@@ -101,7 +102,19 @@ export class BrokerClient implements MeshBackend {
         `the session broker at ${socketPath} is not reachable (${error instanceof Error ? error.message : String(error)}); the session may have ended`,
       );
     });
-    const client = new BrokerClient(socket);
+    return BrokerClient.open(socket, caller, token);
+  }
+
+  /**
+   * Introduces the caller on `stream`, a connection already verified or one the broker in this
+   * process handed out (`SessionBroker.connectLocal`).
+   */
+  static async open(
+    stream: Duplex,
+    caller: MeshCaller,
+    token: string | undefined,
+  ): Promise<{ client: BrokerClient; hello: HelloResult }> {
+    const client = new BrokerClient(stream);
     try {
       const hello = (await client.call('hello', {
         process: caller.process,

@@ -3,7 +3,7 @@
  * requests. Until its `hello` is accepted a connection is unauthenticated (short line limit, then
  * cut off); after it, `watch_approvals`, `answer_approval` and the mesh methods are answered.
  */
-import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 import { describeError } from '../../foundation/errors.js';
 import {
@@ -30,9 +30,9 @@ export interface ConnectionHandlers {
   closed(caller: MeshCaller): void;
 }
 
-/** Serves `socket` until it closes; `untrack` is called when it does. */
+/** Serves `socket` (a connection, or an in-process stream) until it closes; then `untrack`. */
 export function serveConnection(
-  socket: Socket,
+  socket: Duplex,
   handlers: ConnectionHandlers,
   untrack: () => void,
 ): void {

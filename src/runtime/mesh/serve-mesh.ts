@@ -9,7 +9,7 @@
  * serves, answering every call with a clear tool error, so a session never fails just because a
  * mesh call cannot be honoured.
  */
-import type { Readable, Writable } from 'node:stream';
+import type { Duplex, Readable, Writable } from 'node:stream';
 
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
@@ -34,6 +34,11 @@ export interface MeshConnectOptions {
    * process (the supervisor serving `mmo_mesh` itself); else the session record's supervisor.
    */
   readonly supervisor?: ExpectedListener;
+  /**
+   * A connection to the session's broker in this process, when this process supervises the
+   * session (its gateway serves `mmo_mesh`): then no socket is opened, nor its listener verified.
+   */
+  readonly local?: () => Duplex | undefined;
 }
 
 export interface ServeMeshOptions extends MeshConnectOptions {
@@ -56,6 +61,10 @@ async function connectBackend(
   options: MeshConnectOptions,
 ): Promise<{ backend: MeshBackend; info: MeshServerInfo; client?: BrokerClient }> {
   const fallbackInfo: MeshServerInfo = { role: options.caller.process, spawn: [], control: [] };
+  const local = options.local?.();
+  if (local !== undefined) {
+    return introduce(BrokerClient.open(local, options.caller, options.token), fallbackInfo);
+  }
   let socketPath: string;
   let supervisor: ExpectedListener;
   try {
@@ -75,13 +84,19 @@ async function connectBackend(
       info: fallbackInfo,
     };
   }
+  return introduce(
+    BrokerClient.connect(socketPath, options.caller, options.token, supervisor),
+    fallbackInfo,
+  );
+}
+
+/** The backend of a broker connection being introduced, or one that explains its failure. */
+async function introduce(
+  opening: ReturnType<typeof BrokerClient.open>,
+  fallbackInfo: MeshServerInfo,
+): Promise<{ backend: MeshBackend; info: MeshServerInfo; client?: BrokerClient }> {
   try {
-    const { client, hello } = await BrokerClient.connect(
-      socketPath,
-      options.caller,
-      options.token,
-      supervisor,
-    );
+    const { client, hello } = await opening;
     return {
       backend: client,
       info: { role: hello.role, spawn: hello.spawn, control: hello.control },

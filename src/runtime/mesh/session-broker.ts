@@ -11,6 +11,7 @@
  */
 import { unlink } from 'node:fs/promises';
 import type { Server, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 
 import { findProcess } from '../session/process-env.js';
 import { authorize, roleOf, visibleRoles, type MeshAction } from './authorize.js';
@@ -43,6 +44,7 @@ import { spawnRefusal, type BudgetRefusal, type TeamBudget } from '../session/te
 import { spawnParticipant, type SpawnHost } from './spawn-participant.js';
 import { listenPrivateSocket } from '../../foundation/process/private-socket.js';
 import { ConnectionLimits } from '../../foundation/process/connection-limits.js';
+import { duplexPair } from '../../foundation/net/duplex-pair.js';
 
 export type { BrokerOptions } from './broker-options.js';
 export { NO_CREDENTIAL_MESSAGE } from './caller-auth.js';
@@ -54,7 +56,7 @@ export const BROKER_LISTENER = 'mesh-broker';
 export class SessionBroker {
   private readonly participants = new Map<string, Participant>();
   private readonly connections = new Map<string, number>();
-  private readonly sockets = new Set<Socket>();
+  private readonly sockets = new Set<Duplex>();
   private readonly tokens = new MeshCredentials();
   private readonly rootTokenValue: string;
   private readonly participantMountPoints = new Set<string>();
@@ -171,16 +173,31 @@ export class SessionBroker {
     checkCaller(this.known, caller);
   }
 
+  /**
+   * A connection for a caller in this process (the supervisor's own `mmo_mesh`): the socket's
+   * protocol and checks, without the socket, so there is no listener to verify.
+   */
+  connectLocal(): Duplex {
+    const [client, server] = duplexPair();
+    this.serve(server);
+    return client;
+  }
+
   private accept(socket: Socket): void {
     this.limits.admit(socket);
-    this.sockets.add(socket);
+    this.serve(socket, socket);
+  }
+
+  /** Serves one connection; `socket`, a listener's, counts against its limits until `hello`. */
+  private serve(stream: Duplex, socket?: Socket): void {
+    this.sockets.add(stream);
     serveConnection(
-      socket,
+      stream,
       {
         identify: (params) => {
           const caller = identifyCaller(this.tokens, this.known, params);
           this.checkCaller(caller);
-          this.limits.authenticated(socket);
+          if (socket !== undefined) this.limits.authenticated(socket);
           return caller;
         },
         opened: (caller) => {
@@ -209,7 +226,7 @@ export class SessionBroker {
           if (left <= 0) void this.stopOwnedBy(caller.participant);
         },
       },
-      () => this.sockets.delete(socket),
+      () => this.sockets.delete(stream),
     );
   }
 

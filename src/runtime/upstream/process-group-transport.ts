@@ -343,6 +343,10 @@ export class ProcessGroupTransport implements Transport {
     else this.killGroup('SIGTERM');
     const grace = this.options.graceMs ?? 1500;
     const deadline = Date.now() + grace;
+    // a container ends as a whole: the kernel reports its first process's end only once every
+    // other process of its PID namespace is gone, and its outer process exits after that; so its
+    // exit is waited for before its group is looked for in /proc
+    if (this.container !== undefined) await this.waitForExit(grace);
     // looked at again when the server exits (at once, most often); what is left of its group
     // soon after (5, 10, 20 ms), then every 25 ms
     let step = 5;

@@ -1,10 +1,12 @@
 /**
  * The client process of a loopback TCP connection, read from /proc: parsing `/proc/net/tcp`
  * lines, finding a child process that holds a live connection (with its start time), and
- * nobody for a port no connection uses or once the client has gone.
+ * nobody for a port no connection uses or once the client has gone; connections asked about
+ * one after another while reads are under way (joining one, or waiting for the next) are each
+ * found.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -182,6 +184,38 @@ describe('tcp peer', () => {
       expect(await finder.find(ports[0] ?? none, { closed: () => false })).toEqual(holder);
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('finds each connection made and asked about while earlier reads are under way', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const finder = new TcpPeerFinder({ address: '127.0.0.1', port });
+    const clients: Socket[] = [];
+    const looks: Promise<unknown>[] = [];
+    const ends: number[] = [];
+    try {
+      // one connection after another, each asked about at once: the first read is under way
+      // when the next connection comes, which joins it or waits for the read after it
+      for (let i = 0; i < 12; i++) {
+        const accepted = new Promise<Socket>((resolve) => server.once('connection', resolve));
+        const client = connect(port, '127.0.0.1');
+        clients.push(client);
+        const socket = await accepted;
+        ends.push(socket.remotePort ?? 0);
+        looks.push(finder.find({ address: '127.0.0.1', port: socket.remotePort ?? 0 }));
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const here = {
+        kind: 'process',
+        process: { pid: process.pid, start: processStart(process.pid) },
+      };
+      expect(await Promise.all(looks)).toEqual(ends.map(() => here));
+      // and a port nobody uses, asked about among them, is gone
+      expect(await finder.find({ address: '127.0.0.1', port: 1 }, { looks: 1 })).toEqual({
+        kind: 'gone',
+      });
+    } finally {
+      for (const client of clients) client.destroy();
     }
   });
 });

@@ -3,7 +3,7 @@
  * grant checks before anything starts, the send/wait cycle with queued messages, control reaching
  * participants another process started, a crashed participant reported as failed, a failing
  * required server and a lifecycle wait that runs out, and cleanup when a caller's mesh connection
- * closes or the session ends.
+ * (over the socket, or in-process) closes or the session ends.
  */
 import { mkdir } from 'node:fs/promises';
 import { createConnection } from 'node:net';
@@ -401,12 +401,21 @@ describe('session broker', () => {
       { process: 'lead', participant: 'root' },
       broker.rootToken,
     );
-    // a second connection of the same caller keeps its participants alive while it lasts
-    const { client: other } = await BrokerClient.connect(
-      broker.socketPath,
+    // a second connection of the same caller keeps its participants alive while it lasts: here
+    // the in-process one the supervisor's own mmo_mesh uses, with the same protocol and checks
+    const { client: other } = await BrokerClient.open(
+      broker.connectLocal(),
       { process: 'lead', participant: 'root' },
       broker.rootToken,
     );
+    const forged = await refusal(
+      BrokerClient.open(
+        broker.connectLocal(),
+        { process: 'lead', participant: 'root' },
+        'not-the-root-credential',
+      ),
+    );
+    expect(forged.code).toBe('refused');
     const spawned = await client.spawn({ role: 'helper', task: 'over the socket' });
     expect((await client.wait(spawned.participant, 60)).final_message).toBe(
       'HELPER SAYS over the socket',

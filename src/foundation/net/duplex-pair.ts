@@ -1,0 +1,30 @@
+/**
+ * Two connected in-memory streams, as the two ends of a socket: what one writes the other reads,
+ * ending one's writing ends the other's reading, and destroying either closes both. Node has
+ * `stream.duplexPair` from 22.6 only; this runs on Node 20.
+ */
+import { Duplex } from 'node:stream';
+
+export function duplexPair(): [Duplex, Duplex] {
+  const ends: Duplex[] = [];
+  const make = (other: () => Duplex | undefined): Duplex =>
+    new Duplex({
+      read() {
+        // written by the other end
+      },
+      write(chunk: Buffer, _encoding, done) {
+        other()?.push(chunk);
+        done();
+      },
+      final(done) {
+        other()?.push(null);
+        done();
+      },
+    });
+  const a = make(() => ends[1]);
+  const b = make(() => ends[0]);
+  ends.push(a, b);
+  a.once('close', () => b.destroy());
+  b.once('close', () => a.destroy());
+  return [a, b];
+}
