@@ -302,6 +302,8 @@ export interface PeerHints {
   readonly looks?: number;
   /** Whether the client has closed its end already: then it is gone, and nothing is read. */
   readonly closed?: () => boolean;
+  /** Settles when the client closes its end: then it is gone, whatever a read would find. */
+  readonly ended?: Promise<unknown>;
 }
 
 /**
@@ -327,11 +329,22 @@ export class TcpPeerFinder {
   }
 
   /** Who holds the end `client` of a connection to the server (both ends compared whole). */
-  async find(client: TcpEnd, hints: PeerHints = {}): Promise<TcpPeer> {
+  find(client: TcpEnd, hints: PeerHints = {}): Promise<TcpPeer> {
+    if (hints.closed?.() === true) return Promise.resolve({ kind: 'gone' });
+    const found = this.look(
+      { address: canonicalAddress(client.address), port: client.port },
+      hints,
+    );
+    // a client that closes its end meanwhile is gone at once, not after the reads
+    return hints.ended === undefined
+      ? found
+      : Promise.race([found, hints.ended.then((): TcpPeer => ({ kind: 'gone' }))]);
+  }
+
+  private async look(end: TcpEnd, hints: PeerHints): Promise<TcpPeer> {
     const looks = Math.max(1, hints.looks ?? GONE_LOOKS);
-    const end = { address: canonicalAddress(client.address), port: client.port };
     const running = this.running;
-    if (running !== undefined && hints.closed?.() !== true) {
+    if (running !== undefined) {
       const entry = await running.join(end);
       if (entry !== undefined) return this.owner(entry, hints, running);
     }

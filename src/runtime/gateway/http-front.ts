@@ -213,9 +213,16 @@ export class HttpFront {
       {
         ...(bound.pid !== undefined ? { expect: [bound.pid] } : {}),
         ...(bound.within !== undefined ? { within: bound.within } : {}),
-        // Codex's last DELETE comes as it exits: closed by the time it is looked for, nothing is read
+        // Codex's last DELETE comes as it exits: closed by the time it is looked for, nothing is
+        // read; closed while it is looked for, it is gone at once
         ...(method === 'DELETE'
-          ? { looks: 1, closed: () => socket.destroyed || socket.readableEnded }
+          ? {
+              looks: 1,
+              closed: () => socket.destroyed || socket.readableEnded,
+              ended: new Promise((resolve) => {
+                socket.once('end', resolve).once('close', resolve);
+              }),
+            }
           : { closed: () => socket.destroyed }),
       },
     );

@@ -182,6 +182,12 @@ describe('tcp peer', () => {
       // a connection its client has closed is gone without a look, live or not in the table
       expect(await finder.find(ports[0] ?? none, { closed: () => true })).toEqual({ kind: 'gone' });
       expect(await finder.find(ports[0] ?? none, { closed: () => false })).toEqual(holder);
+      // one its client closes while it is looked for is gone then, without waiting for reads
+      let closeNow = (): void => undefined;
+      const ended = new Promise<void>((resolve) => (closeNow = resolve));
+      const look = finder.find(none, { looks: 3, ended });
+      closeNow();
+      expect(await look).toEqual({ kind: 'gone' });
     } finally {
       child.kill('SIGKILL');
     }
