@@ -185,7 +185,7 @@ describe('tcp peer', () => {
       // one its client closes while it is looked for is gone then, without waiting for reads
       let closeNow = (): void => undefined;
       const ended = new Promise<void>((resolve) => (closeNow = resolve));
-      const look = finder.find(none, { looks: 3, ended });
+      const look = finder.find(ports[0] ?? none, { ended });
       closeNow();
       expect(await look).toEqual({ kind: 'gone' });
     } finally {
