@@ -25,10 +25,9 @@ import { loadCredentials } from '../../config/registry/credentials.js';
 import { compileOrReuse } from './compile-memo.js';
 import { chooseSocketPath, type LaunchContext } from './launch.js';
 import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
-import { findContainment } from '../../foundation/process/containment.js';
 import { processStartTime } from '../../foundation/process/session-marker.js';
 import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
-import { bwrapCandidates, findHostView } from '../../foundation/process/host-view.js';
+import { machineBoundary } from '../../runtime/session/boundary-memo.js';
 import { hostViewDiagnostics } from '../../runtime/session/host-view-check.js';
 import { launchChecks } from './launch-checks.js';
 import {
@@ -126,7 +125,7 @@ function codexMissing(
 
 export async function startSession(request: StartSessionRequest): Promise<StartSessionResult> {
   // independent look-ups, done concurrently to keep the launch overhead small
-  const [compiled, credentials, { found: codex, view }, contained] = await Promise.all([
+  const [compiled, credentials, { found: codex, machine }] = await Promise.all([
     request.resume !== undefined
       ? resumedCompile(request.resume)
       : compileOrReuse({
@@ -137,17 +136,18 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
           home: request.home,
         }),
     loadCredentials(configFiles(request.dirs.configDir).credentials, request.env),
+    // this machine's containment and host view, probed once and remembered
     codexInUse(request.dirs.codexBin, request.env, request.cwd, request.dirs.dataDir).then(
       async (found) => ({
         found,
-        view:
-          found.detection.kind === 'found'
-            ? await findHostView(bwrapCandidates(found.detection.launch.command))
-            : undefined,
+        machine: await machineBoundary(
+          request.dirs.dataDir,
+          found.detection.kind === 'found' ? found.detection.launch.command : undefined,
+        ),
       }),
     ),
-    findContainment(),
   ]);
+  const { contained, view } = machine;
   if (
     compiled.stored === undefined ||
     compiled.plan === undefined ||

@@ -166,6 +166,17 @@ function found(prefix: string[], plan: Plan, masks: boolean): Containment {
   };
 }
 
+/**
+ * Every containment a successful probe can find here, with masks: what a remembered result must
+ * be one of (it names the programs a container runs).
+ */
+export function possibleContainments(
+  tools: ContainmentTools = DEFAULT_CONTAINMENT_TOOLS,
+): Containment[] {
+  const plan = candidates(tools);
+  return 'available' in plan ? [] : plan.prefixes.map((prefix) => found(prefix, plan, true));
+}
+
 /** The first line of why a probe failed. */
 function failureOf(stderr: string, error: Error | undefined, status: number | null): string {
   return (stderr || error?.message || `exit ${String(status)}`).trim().split('\n')[0] ?? '';
@@ -247,6 +258,11 @@ let detected: Containment | undefined;
 export function containment(): Containment {
   detected ??= detectContainment();
   return detected;
+}
+
+/** Takes `found` (a containment probed before, and remembered) as this machine's. */
+export function rememberContainment(found: Containment): void {
+  detected ??= found;
 }
 
 /** `containment()`, found without blocking when it is not known yet. */
