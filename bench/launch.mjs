@@ -295,140 +295,143 @@ instructions = "Worker."
     );
   }
 
-  // participants: spawn N at once through the session broker, as mmo_mesh does
-  const dirs = resolveDirectories(env, home, { configDir, dataDir, stateDir });
-  const compiled = await compileProfile({ nameOrPath: packDir, dirs, cwd });
-  if (compiled.stored === undefined) throw new Error(JSON.stringify(compiled.diagnostics));
-  const sessionDir = join(stateDir, 'sessions', 'bench-spawn');
-  mkdirSync(join(sessionDir, 'logs'), { recursive: true });
-  const credentials = credentialSourceFrom(
-    { ECHO_TOKEN: 'bench-token' },
-    env,
-    join(configDir, 'credentials.env'),
-    true,
-  );
-  // as in a session: every participant reaches its server through the session gateway
-  const gateway = await SessionGateway.start({
-    sessionDir,
-    socketPath: join(work, 'gateway.sock'),
-    snapshot: compiled.stored.snapshot,
-    plan: compiled.plan,
-    credentials,
-    home,
-    cli: defaultCliLaunch(),
-    secrets: [],
-  });
-  const broker = await SessionBroker.start({
-    sessionId: 'bench-spawn',
-    sessionDir,
-    socketPath: join(work, 'mesh.sock'),
-    snapshot: compiled.stored.snapshot,
-    plan: compiled.plan,
-    launchEnv: env,
-    credentials,
-    home,
-    baseCodexHome: env.CODEX_HOME,
-    codexBin,
-    cli: defaultCliLaunch(),
-    defaultCwd: cwd,
-    gateway,
-    maxParticipants: Math.max(...SPAWN_COUNTS),
-  });
-  // plain Codex: an app-server on a fresh copy of the hand-written home, through the same steps
-  let plainCopies = 0;
-  const plainStart = async () => {
-    const copy = join(work, `plain-app-${plainCopies++}`);
-    cpSync(plainHome, copy, { recursive: true });
-    const client = await AppServerClient.start({
-      codexBin,
-      codexHome: copy,
-      env: { ...plainEnv, CODEX_HOME: copy },
-      cwd,
-      clientInfo: { name: 'bench', title: 'bench', version: '1' },
+  // participants: BENCH_SPAWN_ROUNDS=0 skips this part
+  if (SPAWN_ROUNDS > 0) {
+    // participants: spawn N at once through the session broker, as mmo_mesh does
+    const dirs = resolveDirectories(env, home, { configDir, dataDir, stateDir });
+    const compiled = await compileProfile({ nameOrPath: packDir, dirs, cwd });
+    if (compiled.stored === undefined) throw new Error(JSON.stringify(compiled.diagnostics));
+    const sessionDir = join(stateDir, 'sessions', 'bench-spawn');
+    mkdirSync(join(sessionDir, 'logs'), { recursive: true });
+    const credentials = credentialSourceFrom(
+      { ECHO_TOKEN: 'bench-token' },
+      env,
+      join(configDir, 'credentials.env'),
+      true,
+    );
+    // as in a session: every participant reaches its server through the session gateway
+    const gateway = await SessionGateway.start({
+      sessionDir,
+      socketPath: join(work, 'gateway.sock'),
+      snapshot: compiled.stored.snapshot,
+      plan: compiled.plan,
+      credentials,
+      home,
+      cli: defaultCliLaunch(),
+      secrets: [],
     });
-    const { thread } = await client.startThread({ cwd });
-    await client.waitForMcpStartup(thread.id, ['echo'], 60_000);
-    await client.startTurn(thread.id, 'task');
-    return { client, copy };
-  };
-  const lead = broker.backendFor({ process: 'lead', participant: 'root' });
-  const rows = [];
-  try {
-    await lead.spawn({ role: 'worker', task: 'warm up' }).then((p) => lead.stop(p.participant));
-    await plainStart().then(({ client }) => client.close());
-    for (const count of SPAWN_COUNTS) {
-      const times = [];
-      const plain = [];
-      const peaks = { mmo: [], plain: [] };
-      const teardowns = { mmo: [], plain: [] };
-      for (let round = 0; round < SPAWN_ROUNDS; round++) {
-        const settled = descendants(process.pid).length;
-        let started = process.hrtime.bigint();
-        const spawning = peakDuring(
-          Promise.all(
-            Array.from({ length: count }, (_, k) =>
-              lead.spawn({ role: 'worker', task: `task ${k}` }),
-            ),
-          ),
-        );
-        const { value: spawned, peak } = await spawning;
-        times.push(Number(process.hrtime.bigint() - started) / 1e6);
-        peaks.mmo.push(peak);
-        started = process.hrtime.bigint();
-        await Promise.all(spawned.map((p) => lead.stop(p.participant)));
-        await settle(settled);
-        teardowns.mmo.push(Number(process.hrtime.bigint() - started) / 1e6);
-        started = process.hrtime.bigint();
-        const opened = await peakDuring(
-          Promise.all(Array.from({ length: count }, () => plainStart())),
-        );
-        plain.push(Number(process.hrtime.bigint() - started) / 1e6);
-        peaks.plain.push(opened.peak);
-        started = process.hrtime.bigint();
-        await Promise.all(
-          opened.value.map(async ({ client, copy }) => {
-            await client.close();
-            rmSync(copy, { recursive: true, force: true });
-          }),
-        );
-        await settle(settled);
-        teardowns.plain.push(Number(process.hrtime.bigint() - started) / 1e6);
-      }
-      rows.push({
-        count,
-        median: median(times),
-        plain: median(plain),
-        peak: median(peaks.mmo),
-        plainPeak: median(peaks.plain),
-        teardown: median(teardowns.mmo),
-        plainTeardown: median(teardowns.plain),
+    const broker = await SessionBroker.start({
+      sessionId: 'bench-spawn',
+      sessionDir,
+      socketPath: join(work, 'mesh.sock'),
+      snapshot: compiled.stored.snapshot,
+      plan: compiled.plan,
+      launchEnv: env,
+      credentials,
+      home,
+      baseCodexHome: env.CODEX_HOME,
+      codexBin,
+      cli: defaultCliLaunch(),
+      defaultCwd: cwd,
+      gateway,
+      maxParticipants: Math.max(...SPAWN_COUNTS),
+    });
+    // plain Codex: an app-server on a fresh copy of the hand-written home, through the same steps
+    let plainCopies = 0;
+    const plainStart = async () => {
+      const copy = join(work, `plain-app-${plainCopies++}`);
+      cpSync(plainHome, copy, { recursive: true });
+      const client = await AppServerClient.start({
+        codexBin,
+        codexHome: copy,
+        env: { ...plainEnv, CODEX_HOME: copy },
+        cwd,
+        clientInfo: { name: 'bench', title: 'bench', version: '1' },
       });
+      const { thread } = await client.startThread({ cwd });
+      await client.waitForMcpStartup(thread.id, ['echo'], 60_000);
+      await client.startTurn(thread.id, 'task');
+      return { client, copy };
+    };
+    const lead = broker.backendFor({ process: 'lead', participant: 'root' });
+    const rows = [];
+    try {
+      await lead.spawn({ role: 'worker', task: 'warm up' }).then((p) => lead.stop(p.participant));
+      await plainStart().then(({ client }) => client.close());
+      for (const count of SPAWN_COUNTS) {
+        const times = [];
+        const plain = [];
+        const peaks = { mmo: [], plain: [] };
+        const teardowns = { mmo: [], plain: [] };
+        for (let round = 0; round < SPAWN_ROUNDS; round++) {
+          const settled = descendants(process.pid).length;
+          let started = process.hrtime.bigint();
+          const spawning = peakDuring(
+            Promise.all(
+              Array.from({ length: count }, (_, k) =>
+                lead.spawn({ role: 'worker', task: `task ${k}` }),
+              ),
+            ),
+          );
+          const { value: spawned, peak } = await spawning;
+          times.push(Number(process.hrtime.bigint() - started) / 1e6);
+          peaks.mmo.push(peak);
+          started = process.hrtime.bigint();
+          await Promise.all(spawned.map((p) => lead.stop(p.participant)));
+          await settle(settled);
+          teardowns.mmo.push(Number(process.hrtime.bigint() - started) / 1e6);
+          started = process.hrtime.bigint();
+          const opened = await peakDuring(
+            Promise.all(Array.from({ length: count }, () => plainStart())),
+          );
+          plain.push(Number(process.hrtime.bigint() - started) / 1e6);
+          peaks.plain.push(opened.peak);
+          started = process.hrtime.bigint();
+          await Promise.all(
+            opened.value.map(async ({ client, copy }) => {
+              await client.close();
+              rmSync(copy, { recursive: true, force: true });
+            }),
+          );
+          await settle(settled);
+          teardowns.plain.push(Number(process.hrtime.bigint() - started) / 1e6);
+        }
+        rows.push({
+          count,
+          median: median(times),
+          plain: median(plain),
+          peak: median(peaks.mmo),
+          plainPeak: median(peaks.plain),
+          teardown: median(teardowns.mmo),
+          plainTeardown: median(teardowns.plain),
+        });
+      }
+    } finally {
+      await broker.close();
+      await gateway.close();
     }
-  } finally {
-    await broker.close();
-    await gateway.close();
-  }
-  console.log(
-    `participant spawn (all at once; median of ${SPAWN_ROUNDS} rounds; each ready with its MCP server and first turn started) vs plain codex app-server`,
-  );
-  for (const { count, median: t, plain } of rows) {
     console.log(
-      `  ${String(count).padStart(2)} participant${count === 1 ? ' ' : 's'}   ${ms(t).padStart(8)}   ${ms(t / count).padStart(7)} per participant   plain ${ms(plain).padStart(8)}   ratio ${(t / plain).toFixed(2)} (goal <= 1.2: ${t / plain <= 1.2 ? 'met' : 'NOT met'})`,
+      `participant spawn (all at once; median of ${SPAWN_ROUNDS} rounds; each ready with its MCP server and first turn started) vs plain codex app-server`,
+    );
+    for (const { count, median: t, plain } of rows) {
+      console.log(
+        `  ${String(count).padStart(2)} participant${count === 1 ? ' ' : 's'}   ${ms(t).padStart(8)}   ${ms(t / count).padStart(7)} per participant   plain ${ms(plain).padStart(8)}   ratio ${(t / plain).toFixed(2)} (goal <= 1.2: ${t / plain <= 1.2 ? 'met' : 'NOT met'})`,
+      );
+    }
+    console.log(
+      '  peak resident memory of the whole tree while starting, and time until every process is gone after stopping',
+    );
+    for (const r of rows) {
+      console.log(
+        `  ${String(r.count).padStart(2)} at once   peak ${String(Math.round(r.peak))} MB (plain ${String(Math.round(r.plainPeak))} MB)   teardown ${ms(r.teardown)} (plain ${ms(r.plainTeardown)})`,
+      );
+    }
+    const first = rows[0];
+    const last = rows.at(-1);
+    console.log(
+      `  linearity: ${last.count} participants took ${(last.median / first.median).toFixed(1)}x the time of ${first.count} (per participant ${ms(last.median / last.count)} vs ${ms(first.median / first.count)})`,
     );
   }
-  console.log(
-    '  peak resident memory of the whole tree while starting, and time until every process is gone after stopping',
-  );
-  for (const r of rows) {
-    console.log(
-      `  ${String(r.count).padStart(2)} at once   peak ${String(Math.round(r.peak))} MB (plain ${String(Math.round(r.plainPeak))} MB)   teardown ${ms(r.teardown)} (plain ${ms(r.plainTeardown)})`,
-    );
-  }
-  const first = rows[0];
-  const last = rows.at(-1);
-  console.log(
-    `  linearity: ${last.count} participants took ${(last.median / first.median).toFixed(1)}x the time of ${first.count} (per participant ${ms(last.median / last.count)} vs ${ms(first.median / first.count)})`,
-  );
 } finally {
   await model.close();
   if (process.env.BENCH_KEEP === undefined) rmSync(work, { recursive: true, force: true });

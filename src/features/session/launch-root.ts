@@ -110,6 +110,15 @@ export async function startRootProcess(
     tmpDir: env.TMPDIR,
     runtimeDir: context.launchEnv.XDG_RUNTIME_DIR,
   });
+  // if this process is killed outright, the watchdog ends Codex and the participants
+  const guard = (pid: number): void => {
+    services.watch.guard(pid, {
+      id: plan.id,
+      homesDir: paths.homes,
+      sockets: sessionSockets(writer.record),
+      mountPoints: root.mountPoints,
+    });
+  };
   // `exec` drives its root through `codex app-server`, so its approvals reach the queue;
   // `run` hands the terminal to the interactive Codex
   if (exec) {
@@ -142,6 +151,8 @@ export async function startRootProcess(
         onStderr,
         onSpawn: (pid) => {
           services.gateway.bindSpawned('root', pid);
+          // guarded at once, while Codex starts, not once it answers
+          guard(pid);
         },
       });
     } catch (error) {
@@ -188,15 +199,7 @@ export async function startRootProcess(
   };
   const pid = root.execRoot !== undefined ? root.execRoot.pid : root.child?.pid;
   root.pid = pid;
-  // if this process is killed outright, the watchdog ends Codex and the participants
-  if (pid !== undefined) {
-    services.watch.guard(pid, {
-      id: plan.id,
-      homesDir: paths.homes,
-      sockets: sessionSockets(writer.record),
-      mountPoints: root.mountPoints,
-    });
-  }
+  if (pid !== undefined) guard(pid);
   supervision.event({ process: 'root', role: plan.rootRole, type: 'process.started' });
   await writer.update((r) =>
     setRoot(pid !== undefined ? { pid, status: 'running' } : { status: 'starting' })({

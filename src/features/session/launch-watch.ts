@@ -92,6 +92,8 @@ export function watchSession(
       }));
     },
     guard(pid, session) {
+      // once: the root is guarded from its spawn
+      if (watchdog !== undefined) return;
       watchdog = startWatchdog(pid, undefined, session);
       watchParticipants();
     },
