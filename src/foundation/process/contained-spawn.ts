@@ -25,8 +25,10 @@ import {
   environmentScript,
 } from './container-init.js';
 import { HOST_FILTER_FD, spawnInView, type HostViewLaunch } from './host-view.js';
+import { stampOf } from './process-ancestry.js';
 import { descendantsOf } from './process-control.js';
 import { treeChildren } from './process-tree.js';
+import type { ProcessStamp } from './tcp-peer.js';
 
 /** Seconds between SIGTERM and SIGKILL when the supervisor ends a container. */
 export const CONTAINER_GRACE_SEC = 3;
@@ -77,6 +79,12 @@ export interface ContainedProcess {
   end(): void;
   /** Kills the container and everything in it at once. */
   kill(): void;
+  /**
+   * The container's first process (its init, or the command) as /proc names it while the
+   * container runs; undefined when uncontained or not yet started. Once that process is gone,
+   * so is every process of the container's PID namespace.
+   */
+  firstProcess(): ProcessStamp | undefined;
 }
 
 /** The signals `signal()` sends to the processes of a container; any other ends it. */
@@ -264,6 +272,7 @@ export function spawnContained(
       kill: () => {
         send(child, 'SIGKILL');
       },
+      firstProcess: () => undefined,
     };
   }
   const graceMs = (options.graceSec ?? CONTAINER_GRACE_SEC) * 1000;
@@ -344,6 +353,12 @@ export function spawnContained(
     },
     kill: () => {
       send(child, 'SIGKILL');
+    },
+    firstProcess: () => {
+      const outer = child.pid;
+      if (outer === undefined || exited(child)) return undefined;
+      const first = treeChildren(outer).get(outer)?.[0];
+      return first === undefined ? undefined : stampOf(first);
     },
   };
 }

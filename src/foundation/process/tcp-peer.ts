@@ -359,11 +359,10 @@ export class TcpPeerFinder {
   }
 
   private owner(entry: TcpEntry, hints: PeerHints, read: TableRead): TcpPeer {
-    const first = [
-      ...(hints.expect ?? []),
-      ...(hints.within !== undefined ? [hints.within, ...descendants(hints.within)] : []),
-    ];
-    return ownerOf(`socket:[${String(entry.inode)}]`, first, read);
+    const within = hints.within;
+    // the tree is walked only when the expected process does not hold it
+    const tree = (): number[] => (within !== undefined ? [within, ...descendants(within)] : []);
+    return ownerOf(`socket:[${String(entry.inode)}]`, hints.expect ?? [], tree, read);
   }
 
   /**
@@ -407,15 +406,21 @@ function processesToSearch(): readonly string[] | undefined {
 }
 
 /**
- * The process holding socket `link`: `expect` first, then the processes of `tables`' batch (one
- * walk of /proc for all the connections it answers).
+ * The process holding socket `link`: `expect` first, then `next` (a tree to look through), then
+ * the processes of `tables`' read (one walk of /proc for all the connections it answers).
  */
-function ownerOf(link: string, expect: readonly number[], tables: TableRead): TcpPeer {
+function ownerOf(
+  link: string,
+  expect: readonly number[],
+  next: () => Iterable<number>,
+  tables: TableRead,
+): TcpPeer {
   const stamped = (pid: number): TcpPeer => {
     const start = processStart(pid);
     return start === undefined ? { kind: 'gone' } : { kind: 'process', process: { pid, start } };
   };
   for (const pid of expect) if (holdsSocket(String(pid), link)) return stamped(pid);
+  for (const pid of next()) if (holdsSocket(String(pid), link)) return stamped(pid);
   tables.processes ??= processesToSearch();
   if (tables.processes === undefined) return { kind: 'unknown' };
   for (const pid of tables.processes) {

@@ -16,7 +16,8 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describeError } from '../../foundation/errors.js';
 import { LineSplitter, encodeJsonLine } from '../../foundation/json-lines.js';
 import { spawnContained, type ContainedProcess } from '../../foundation/process/contained-spawn.js';
-import { signalGroup } from '../../foundation/process/process-control.js';
+import { isAlive, signalGroup } from '../../foundation/process/process-control.js';
+import { processStart, type ProcessStamp } from '../../foundation/process/tcp-peer.js';
 import { readJsonRpcLine } from './json-rpc-line.js';
 
 /** Bytes of stderr kept (the most recent ones). */
@@ -95,6 +96,20 @@ export async function processGroupAlive(pgid: number): Promise<boolean> {
   // kill(0) also succeeds for zombies; look for a member that is still running
   const live = await liveGroups();
   return live === undefined || live.has(pgid);
+}
+
+/**
+ * Waits (until `deadline`) for a container's first process to be gone: no longer running, or its
+ * pid another process's. True when it is.
+ */
+async function firstGone(first: ProcessStamp, deadline: number): Promise<boolean> {
+  let step = 2;
+  for (;;) {
+    if (!isAlive(first.pid) || processStart(first.pid) !== first.start) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(step);
+    step = Math.min(25, step * 2);
+  }
 }
 
 export class ProcessGroupTransport implements Transport {
@@ -338,15 +353,21 @@ export class ProcessGroupTransport implements Transport {
       this.finish();
       return;
     }
+    // a container ends as a whole: once its first process is gone, so is every other process
+    // of its PID namespace (the kernel ends them before it lets the first one go)
+    const first = this.container?.firstProcess();
     child.stdin?.end();
     if (this.container !== undefined) this.container.signal('SIGTERM');
     else this.killGroup('SIGTERM');
     const grace = this.options.graceMs ?? 1500;
     const deadline = Date.now() + grace;
-    // a container ends as a whole: the kernel reports its first process's end only once every
-    // other process of its PID namespace is gone, and its outer process exits after that; so its
-    // exit is waited for before its group is looked for in /proc
-    if (this.container !== undefined) await this.waitForExit(grace);
+    if (this.container !== undefined) {
+      await this.waitForExit(grace);
+      if (first !== undefined && (await firstGone(first, deadline))) {
+        this.settle(child);
+        return;
+      }
+    }
     // looked at again when the server exits (at once, most often); what is left of its group
     // soon after (5, 10, 20 ms), then every 25 ms
     let step = 5;
@@ -362,6 +383,10 @@ export class ProcessGroupTransport implements Transport {
       while ((await processGroupAlive(pid)) && Date.now() < hardDeadline) await sleep(25);
     }
     await this.waitForExit(1000);
+    this.settle(child);
+  }
+
+  private settle(child: ChildProcess): void {
     this.removeHooks();
     child.stdout?.destroy();
     child.stderr?.destroy();

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 
 import { containment } from '../../../src/foundation/process/containment.js';
-import { descendantsOf } from '../../../src/foundation/process/process-control.js';
+import { descendantsOf, isAlive } from '../../../src/foundation/process/process-control.js';
 import {
   ProcessGroupTransport,
   STDERR_KEEP_BYTES,
@@ -144,6 +144,24 @@ describe.runIf(containment().available)('ProcessGroupTransport, contained', () =
     await started(transport);
     await transport.stop();
     expect(transport.exit).toEqual({ code: 7, signal: null });
+  });
+
+  it('returns from stop only once nothing of the container is left, a process of another session included', async () => {
+    // the server starts a child in a session of its own that ignores SIGTERM, and names it
+    const transport = contained(
+      `const c = require('child_process').spawn('/bin/sh', ['-c', 'trap "" TERM; while :; do sleep 1; done'], { detached: true, stdio: 'ignore' }); process.stdin.resume(); setInterval(() => {}, 1000); console.log(JSON.stringify({ jsonrpc: '2.0', method: String(c.pid) }));`,
+    );
+    let inside = '';
+    transport.onmessage = (message) => {
+      inside = (message as { method: string }).method;
+    };
+    await transport.start();
+    await until(() => inside !== '');
+    const [server = 0] = descendantsOf(transport.pid ?? 0);
+    const others = descendantsOf(server);
+    expect(others.length).toBeGreaterThan(0);
+    await transport.stop();
+    expect([server, ...others].filter((pid) => isAlive(pid))).toEqual([]);
   });
 
   it('kills a server that ignores SIGTERM after the grace', async () => {
