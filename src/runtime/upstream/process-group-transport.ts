@@ -361,12 +361,14 @@ export class ProcessGroupTransport implements Transport {
     else this.killGroup('SIGTERM');
     const grace = this.options.graceMs ?? 1500;
     const deadline = Date.now() + grace;
-    if (this.container !== undefined) {
-      await this.waitForExit(grace);
-      if (first !== undefined && (await firstGone(first, deadline))) {
-        this.settle(child);
-        return;
-      }
+    if (
+      this.container !== undefined &&
+      first !== undefined &&
+      (await this.waitForExit(grace)) &&
+      (await firstGone(first, deadline))
+    ) {
+      this.settle(child);
+      return;
     }
     // looked at again when the server exits (at once, most often); what is left of its group
     // soon after (5, 10, 20 ms), then every 25 ms
