@@ -106,3 +106,21 @@ export function formatBytes(size: number): string {
   if (size >= 1024) return `${(size / 1024).toFixed(1)} KiB`;
   return `${size} bytes`;
 }
+
+/** Largest remembered entry codex-mmo reads (`<data>/codex-versions/`, `<data>/machine-probes/`). */
+export const MAX_MEMO_ENTRY_BYTES = 64 * 1024;
+
+/**
+ * A small JSON file read as `readConfigFile` reads (a regular file only, its size bounded), parsed;
+ * undefined when it is missing, not such a file, or not JSON: for memo entries, which are
+ * simply made again.
+ */
+export async function readJsonEntry(file: string): Promise<unknown> {
+  const read = await readConfigFile(file, MAX_MEMO_ENTRY_BYTES);
+  if (read.kind !== 'ok') return undefined;
+  try {
+    return JSON.parse(Buffer.from(read.bytes).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,6 +1,6 @@
 /**
- * Two connected in-memory streams, as the two ends of a socket: what one writes the other reads,
- * ending one's writing ends the other's reading, and destroying either closes both. Node has
+ * Two connected in-memory streams, as the two ends of a socket that does not stay half open: what
+ * one writes the other reads, either end's ending or destruction closes both. Node has
  * `stream.duplexPair` from 22.6 only; this runs on Node 20.
  */
 import { Duplex } from 'node:stream';
@@ -9,6 +9,7 @@ export function duplexPair(): [Duplex, Duplex] {
   const ends: Duplex[] = [];
   const make = (other: () => Duplex | undefined): Duplex =>
     new Duplex({
+      allowHalfOpen: false,
       read() {
         // written by the other end
       },

@@ -274,14 +274,22 @@ class TableRead {
       const buffer = Buffer.alloc(CHUNK);
       let pending = '';
       let total = 0;
+      let earlier: readonly Wanted[] = asked;
       for (;;) {
+        // only what the kernel writes from now on may answer a look that joined before: a look
+        // joining while this read is under way waits for the next one, and a line begun in an
+        // earlier read answers only the looks of that one
+        const before = [...asked, ...this.joined];
+        const carried = pending !== '';
         const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
         total += bytesRead;
         const lines = (pending + buffer.toString('latin1', 0, bytesRead)).split('\n');
         pending = bytesRead === 0 ? '' : (lines.pop() ?? '');
-        const wanted = [...asked, ...this.joined];
-        for (const line of lines) this.take(line, wanted, littleEndian);
-        if (bytesRead === 0 || wanted.every((w) => w.found !== undefined)) break;
+        lines.forEach((line, i) => {
+          this.take(line, i === 0 && carried ? earlier : before, littleEndian);
+        });
+        earlier = before;
+        if (bytesRead === 0 || before.every((w) => w.found !== undefined)) break;
       }
       return total > 0;
     } catch {

@@ -5,9 +5,10 @@
  * (an upgrade, a rebuild, a replacement) misses and the binary is asked again.
  */
 import { createHash } from 'node:crypto';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { readJsonEntry } from '../../config/registry/read-config-file.js';
 import { writeFileAtomic } from '../../foundation/paths/atomic-write.js';
 
 /** Directory of the entries inside the data dir. */
@@ -29,16 +30,11 @@ export async function versionMemoKey(path: string): Promise<string | undefined> 
 
 /** The remembered output of `--version` for this key, if any. */
 export async function readVersionMemo(dataDir: string, key: string): Promise<string | undefined> {
-  try {
-    const entry = JSON.parse(
-      await readFile(join(dataDir, VERSION_MEMO_DIR, `${key}.json`), 'utf8'),
-    ) as unknown;
-    if (typeof entry !== 'object' || entry === null) return undefined;
-    const { format, output } = entry as Record<string, unknown>;
-    return format === FORMAT && typeof output === 'string' ? output : undefined;
-  } catch {
-    return undefined;
-  }
+  // a regular file only: a named pipe planted there would otherwise hold the start forever
+  const entry = await readJsonEntry(join(dataDir, VERSION_MEMO_DIR, `${key}.json`));
+  if (typeof entry !== 'object' || entry === null) return undefined;
+  const { format, output } = entry as Record<string, unknown>;
+  return format === FORMAT && typeof output === 'string' ? output : undefined;
 }
 
 /** Remembers `output` for this key; a memo that cannot be written is simply not kept. */

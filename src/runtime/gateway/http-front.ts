@@ -132,6 +132,8 @@ export class HttpFront {
   /** Each route's per-request clients, by route key. */
   private readonly perRequest = new Map<string, Promise<PerRequestSession | undefined>>();
   private readonly peers = new WeakMap<Socket, TcpPeer>();
+  /** The look under way for a connection, shared by the requests it carries meanwhile. */
+  private readonly looking = new WeakMap<Socket, Promise<TcpPeer>>();
   private finder: TcpPeerFinder | undefined;
   private readonly sockets = new Set<Socket>();
 
@@ -203,31 +205,48 @@ export class HttpFront {
   ): Promise<TcpPeer> {
     const known = this.peers.get(socket);
     if (known?.kind === 'process') return known;
+    // requests pipelined on one connection share its look
+    let looking = this.looking.get(socket);
+    if (looking === undefined) {
+      looking = this.lookUp(socket, route, method).finally(() => this.looking.delete(socket));
+      this.looking.set(socket, looking);
+    }
+    const peer = await looking;
+    this.peers.set(socket, peer);
+    return peer;
+  }
+
+  private async lookUp(
+    socket: Socket,
+    route: RouteKey,
+    method: string | undefined,
+  ): Promise<TcpPeer> {
     const port = socket.remotePort;
     const address = socket.remoteAddress;
     if (port === undefined || address === undefined) return { kind: 'gone' };
     this.finder ??= new TcpPeerFinder({ address: LOOPBACK, port: this.port });
     const bound = this.options.boundPeer(route.process);
-    const peer = await this.finder.find(
-      { address, port },
-      {
-        ...(bound.pid !== undefined ? { expect: [bound.pid] } : {}),
-        ...(bound.within !== undefined ? { within: bound.within } : {}),
-        // Codex's last DELETE comes as it exits: closed by the time it is looked for, nothing is
-        // read; closed while it is looked for, it is gone at once
-        ...(method === 'DELETE'
-          ? {
-              looks: 1,
-              closed: () => socket.destroyed || socket.readableEnded,
-              ended: new Promise((resolve) => {
-                socket.once('end', resolve).once('close', resolve);
-              }),
-            }
-          : { closed: () => socket.destroyed }),
-      },
-    );
-    this.peers.set(socket, peer);
-    return peer;
+    let onEnd = (): void => undefined;
+    const ended = new Promise<void>((resolve) => (onEnd = resolve));
+    socket.once('end', onEnd).once('close', onEnd);
+    try {
+      const peer = await this.finder.find(
+        { address, port },
+        {
+          ...(bound.pid !== undefined ? { expect: [bound.pid] } : {}),
+          ...(bound.within !== undefined ? { within: bound.within } : {}),
+          // Codex's last DELETE comes as it exits: closed by the time it is looked for, nothing
+          // is read; closed while it is looked for, it is gone at once
+          ...(method === 'DELETE'
+            ? { looks: 1, closed: () => socket.destroyed || socket.readableEnded, ended }
+            : { closed: () => socket.destroyed }),
+        },
+      );
+      // a connection cut meanwhile is nobody's: its ends may be another connection's by now
+      return socket.destroyed ? { kind: 'gone' } : peer;
+    } finally {
+      socket.off('end', onEnd).off('close', onEnd);
+    }
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

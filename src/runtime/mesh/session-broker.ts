@@ -175,9 +175,11 @@ export class SessionBroker {
 
   /**
    * A connection for a caller in this process (the supervisor's own `mmo_mesh`): the socket's
-   * protocol and checks, without the socket, so there is no listener to verify.
+   * protocol and checks, without the socket, so there is no listener to verify. None once the
+   * broker is closing.
    */
-  connectLocal(): Duplex {
+  connectLocal(): Duplex | undefined {
+    if (this.closing) return undefined;
     const [client, server] = duplexPair();
     this.serve(server);
     return client;

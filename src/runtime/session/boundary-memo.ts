@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
+import { readJsonEntry } from '../../config/registry/read-config-file.js';
 import { writeFileAtomic } from '../../foundation/paths/atomic-write.js';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -116,7 +117,8 @@ function isRemembered(
   if (typeof value !== 'object' || value === null) return false;
   const { format, contained, view } = value as Record<string, unknown>;
   if (format !== FORMAT) return false;
-  if (!possibleContainments().some((c) => isDeepStrictEqual(c, contained))) return false;
+  // the first way a probe tries: a later one (root without a user namespace) is probed each time
+  if (!isDeepStrictEqual(possibleContainments()[0], contained)) return false;
   if (codexCommand === undefined) return view === null;
   return bwrapCandidates(codexCommand).some((bwrap) =>
     isDeepStrictEqual(view, { available: true, bwrap }),
@@ -133,9 +135,7 @@ export async function machineBoundary(
 ): Promise<MachineBoundary> {
   const key = await boundaryMemoKey(codexCommand);
   const file = join(dataDir, BOUNDARY_MEMO_DIR, `${key}.json`);
-  const stored = await readFile(file, 'utf8')
-    .then((t) => JSON.parse(t) as unknown)
-    .catch(() => undefined);
+  const stored = await readJsonEntry(file);
   if (isRemembered(stored, codexCommand)) {
     rememberContainment(stored.contained);
     return { contained: stored.contained, view: stored.view ?? undefined };
@@ -144,8 +144,8 @@ export async function machineBoundary(
     findContainment(),
     codexCommand !== undefined ? findHostView(bwrapCandidates(codexCommand)) : undefined,
   ]);
-  const masks = contained.available && contained.masking !== undefined;
-  if (masks && (view === undefined || view.available)) {
+  const first = isDeepStrictEqual(possibleContainments()[0], contained);
+  if (first && (view === undefined || view.available)) {
     await writeFileAtomic(
       file,
       `${JSON.stringify({ format: FORMAT, contained, view: view ?? null })}\n`,

@@ -1,6 +1,7 @@
 /**
  * The in-memory pair of streams: each end reads what the other writes, in order; ending one's
- * writing ends the other's reading; destroying either closes both.
+ * writing closes both (no half-open end keeps a broker connection alive); destroying either
+ * closes both.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -27,6 +28,19 @@ describe('duplexPair', () => {
     b.end();
     expect(await toB).toBe('one two');
     expect(await toA).toBe('back');
+  });
+
+  it('closes both ends when one ends its writing', async () => {
+    const [a, b] = duplexPair();
+    b.resume();
+    a.resume();
+    const closed = Promise.all([
+      new Promise((resolve) => a.once('close', resolve)),
+      new Promise((resolve) => b.once('close', resolve)),
+    ]);
+    a.end();
+    await closed;
+    expect([a.destroyed, b.destroyed]).toEqual([true, true]);
   });
 
   it('closes both ends when either is destroyed', async () => {

@@ -8,6 +8,7 @@
 import { mkdir } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import type { Duplex } from 'node:stream';
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -142,6 +143,13 @@ afterAll(async () => {
   for (const release of releases) release();
   await broker.close();
 });
+
+/** An in-process connection to the broker (there is one while it runs). */
+function local(): Duplex {
+  const stream = broker.connectLocal();
+  if (stream === undefined) throw new Error('the broker is closing');
+  return stream;
+}
 
 async function refusal(call: Promise<unknown>): Promise<MeshError> {
   const error = await call.then(
@@ -404,13 +412,13 @@ describe('session broker', () => {
     // a second connection of the same caller keeps its participants alive while it lasts: here
     // the in-process one the supervisor's own mmo_mesh uses, with the same protocol and checks
     const { client: other } = await BrokerClient.open(
-      broker.connectLocal(),
+      local(),
       { process: 'lead', participant: 'root' },
       broker.rootToken,
     );
     const forged = await refusal(
       BrokerClient.open(
-        broker.connectLocal(),
+        local(),
         { process: 'lead', participant: 'root' },
         'not-the-root-credential',
       ),
@@ -467,5 +475,7 @@ describe('session broker', () => {
     expect(second.list().map((p) => p.status)).toEqual(['stopped']);
     const late = await refusal(backend.spawn({ role: 'worker', task: 'too late' }));
     expect(late.code).toBe('unavailable');
+    // nor is an in-process connection handed out any more
+    expect(second.connectLocal()).toBeUndefined();
   }, 60_000);
 });

@@ -3,15 +3,17 @@
  * view of Codex's `bwrap`) and keeps what succeeded; the next start takes the entry without
  * probing, and the containment it holds becomes this process's. An entry of another format, one
  * that does not say the probes succeeded, or one naming a program no probe looks at (a planted
- * `bwrap` or `sleep`) is probed again; another Codex binary has another key.
+ * `bwrap` or `sleep`, a later way than the first a probe tries, a named pipe) is probed again;
+ * another Codex binary has another key.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { afterAll, describe, expect, it } from 'vitest';
 
-import { containment } from '../../../src/foundation/process/containment.js';
+import { containment, possibleContainments } from '../../../src/foundation/process/containment.js';
 import { bwrapCandidates } from '../../../src/foundation/process/host-view.js';
 import { resolveCodexLaunch } from '../../../src/runtime/codex/native-codex.js';
 import {
@@ -55,6 +57,16 @@ describe('machineBoundary', () => {
     expect((await machineBoundary(data, codex)).view).toEqual(first.view);
     const planted = { ...first.contained, sleep: '/tmp/sleep' };
     await writeFile(file, JSON.stringify({ ...kept, contained: planted }));
+    expect((await machineBoundary(data, codex)).contained).toEqual(first.contained);
+    // nor a later way than the first a probe tries (as root: no user namespace)
+    const later = possibleContainments()[1];
+    if (later !== undefined) {
+      await writeFile(file, JSON.stringify({ ...kept, contained: later }));
+      expect((await machineBoundary(data, codex)).contained).toEqual(first.contained);
+    }
+    // a named pipe in the entry's place is not waited on
+    await rm(file);
+    execFileSync('mkfifo', [file]);
     expect((await machineBoundary(data, codex)).contained).toEqual(first.contained);
     // an entry that does not say the probes succeeded is probed again, and replaced
     await writeFile(file, JSON.stringify({ ...kept, contained: { available: false } }));
