@@ -185,9 +185,9 @@ const CHUNK = 16 * 1024;
 /**
  * One read of the kernel's TCP table for every connection asked about before it began. The kernel
  * walks its hash table as the file is read, so the read stops as soon as each of them is found.
- * A connection asked about while it is under way joins it: an entry the rest of the read lists is
- * that live connection; one it does not list is asked about in the next read. A connection asked
- * about before it began and not found is looked for in tcp6, read whole.
+ * A connection asked about while it is under way joins it, answered only by what the kernel
+ * writes after it joined; one the rest of the read does not list is asked about in the next read.
+ * A connection asked about before it began and not found is looked for in tcp6, read whole.
  */
 class TableRead {
   private readonly asked: Asked[] = [];

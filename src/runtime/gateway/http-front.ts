@@ -226,9 +226,10 @@ export class HttpFront {
     if (port === undefined || address === undefined) return { kind: 'gone' };
     this.finder ??= new TcpPeerFinder({ address: LOOPBACK, port: this.port });
     const bound = this.options.boundPeer(route.process);
+    // a DELETE is gone as soon as its client closes its end (Codex's last ones, as it exits)
     let onEnd = (): void => undefined;
     const ended = new Promise<void>((resolve) => (onEnd = resolve));
-    socket.once('end', onEnd).once('close', onEnd);
+    if (method === 'DELETE') socket.once('end', onEnd).once('close', onEnd);
     try {
       const peer = await this.finder.find(
         { address, port },

@@ -9,10 +9,10 @@
 import { createHash } from 'node:crypto';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 
 import { readJsonEntry } from '../../config/registry/read-config-file.js';
 import { writeFileAtomic } from '../../foundation/paths/atomic-write.js';
-import { isDeepStrictEqual } from 'node:util';
 
 import {
   DEFAULT_CONTAINMENT_TOOLS,
@@ -113,12 +113,13 @@ export async function boundaryMemoKey(codexCommand: string | undefined): Promise
 function isRemembered(
   value: unknown,
   codexCommand: string | undefined,
+  firstWay: Containment | undefined,
 ): value is { contained: Containment; view: HostView | null } {
   if (typeof value !== 'object' || value === null) return false;
   const { format, contained, view } = value as Record<string, unknown>;
   if (format !== FORMAT) return false;
   // the first way a probe tries: a later one (root without a user namespace) is probed each time
-  if (!isDeepStrictEqual(possibleContainments()[0], contained)) return false;
+  if (firstWay === undefined || !isDeepStrictEqual(firstWay, contained)) return false;
   if (codexCommand === undefined) return view === null;
   return bwrapCandidates(codexCommand).some((bwrap) =>
     isDeepStrictEqual(view, { available: true, bwrap }),
@@ -136,7 +137,8 @@ export async function machineBoundary(
   const key = await boundaryMemoKey(codexCommand);
   const file = join(dataDir, BOUNDARY_MEMO_DIR, `${key}.json`);
   const stored = await readJsonEntry(file);
-  if (isRemembered(stored, codexCommand)) {
+  const firstWay = possibleContainments()[0];
+  if (isRemembered(stored, codexCommand, firstWay)) {
     rememberContainment(stored.contained);
     return { contained: stored.contained, view: stored.view ?? undefined };
   }
@@ -144,8 +146,7 @@ export async function machineBoundary(
     findContainment(),
     codexCommand !== undefined ? findHostView(bwrapCandidates(codexCommand)) : undefined,
   ]);
-  const first = isDeepStrictEqual(possibleContainments()[0], contained);
-  if (first && (view === undefined || view.available)) {
+  if (isDeepStrictEqual(firstWay, contained) && (view === undefined || view.available)) {
     await writeFileAtomic(
       file,
       `${JSON.stringify({ format: FORMAT, contained, view: view ?? null })}\n`,
