@@ -17,6 +17,7 @@ import { describeError } from '../../foundation/errors.js';
 import { LineSplitter, encodeJsonLine } from '../../foundation/json-lines.js';
 import { spawnContained, type ContainedProcess } from '../../foundation/process/contained-spawn.js';
 import { isAlive, signalGroup } from '../../foundation/process/process-control.js';
+import { descendants } from '../../foundation/process/process-tree.js';
 import { processStart, type ProcessStamp } from '../../foundation/process/tcp-peer.js';
 import { readJsonRpcLine } from './json-rpc-line.js';
 
@@ -99,13 +100,27 @@ export async function processGroupAlive(pgid: number): Promise<boolean> {
 }
 
 /**
- * Waits (until `deadline`) for a container's first process to be gone: no longer running, or its
- * pid another process's. True when it is.
+ * Whether a container's first process is over with every process of its PID namespace: its pid
+ * gone or another process's, or it a zombie left without children (the namespace's orphans are
+ * its children, and the kernel lets it exit before they have all gone). A process still exiting
+ * may refuse reads of its /proc entry: that is not over.
  */
+function containerOver(first: ProcessStamp): boolean {
+  try {
+    process.kill(first.pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
+  }
+  const start = processStart(first.pid);
+  if (start !== undefined && start !== first.start) return true;
+  return !isAlive(first.pid) && descendants(first.pid).length === 0;
+}
+
+/** Waits (until `deadline`) for `containerOver`; true when it is. */
 async function firstGone(first: ProcessStamp, deadline: number): Promise<boolean> {
   let step = 2;
   for (;;) {
-    if (!isAlive(first.pid) || processStart(first.pid) !== first.start) return true;
+    if (containerOver(first)) return true;
     if (Date.now() >= deadline) return false;
     await sleep(step);
     step = Math.min(25, step * 2);

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 
 import { containment } from '../../../src/foundation/process/containment.js';
+import { processStart } from '../../../src/foundation/process/tcp-peer.js';
 import { descendantsOf, isAlive } from '../../../src/foundation/process/process-control.js';
 import {
   ProcessGroupTransport,
@@ -149,7 +150,7 @@ describe.runIf(containment().available)('ProcessGroupTransport, contained', () =
   it('returns from stop only once nothing of the container is left, a process of another session included', async () => {
     // the server starts a child in a session of its own that ignores SIGTERM, and names it
     const transport = contained(
-      `const c = require('child_process').spawn('/bin/sh', ['-c', 'trap "" TERM; while :; do sleep 1; done'], { detached: true, stdio: 'ignore' }); process.stdin.resume(); setInterval(() => {}, 1000); console.log(JSON.stringify({ jsonrpc: '2.0', method: String(c.pid) }));`,
+      `const c = require('child_process').spawn('/bin/sh', ['-c', 'trap "" TERM; exec sleep 30'], { detached: true, stdio: 'ignore' }); process.stdin.resume(); setInterval(() => {}, 1000); console.log(JSON.stringify({ jsonrpc: '2.0', method: String(c.pid) }));`,
     );
     let inside = '';
     transport.onmessage = (message) => {
@@ -160,8 +161,11 @@ describe.runIf(containment().available)('ProcessGroupTransport, contained', () =
     const [server = 0] = descendantsOf(transport.pid ?? 0);
     const others = descendantsOf(server);
     expect(others.length).toBeGreaterThan(0);
+    // by pid and start time: a pid the busy machine hands out again is another process
+    const stamps = [server, ...others].map((pid) => ({ pid, start: processStart(pid) }));
     await transport.stop();
-    expect([server, ...others].filter((pid) => isAlive(pid))).toEqual([]);
+    const left = stamps.filter((p) => isAlive(p.pid) && processStart(p.pid) === p.start);
+    expect(left).toEqual([]);
   });
 
   it('kills a server that ignores SIGTERM after the grace', async () => {
