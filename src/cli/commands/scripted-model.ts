@@ -143,5 +143,6 @@ function describeItem(item: ScriptedItem): string {
   }
   if (item.type === 'custom_tool_call')
     return `call ${item.name} (${item.input.length} characters)`;
+  if (item.type === 'tool_search_call') return 'tool search';
   return `call ${item.namespace !== undefined ? `${item.namespace}.` : ''}${item.name}`;
 }

@@ -69,7 +69,9 @@ export type ScriptedItem =
       readonly namespace?: string;
     }
   /** A call of a free-form tool (`apply_patch`, code mode's `exec`): its raw text input. */
-  | { readonly type: 'custom_tool_call'; readonly name: string; readonly input: string };
+  | { readonly type: 'custom_tool_call'; readonly name: string; readonly input: string }
+  /** A search of deferred tools that Codex runs itself (`tool_search`, `execution: "client"`). */
+  | { readonly type: 'tool_search_call'; readonly arguments: Record<string, unknown> };
 
 export type ScriptHandler = (request: ModelRequest) => ScriptedItem[] | Promise<ScriptedItem[]>;
 
@@ -290,15 +292,24 @@ export function responseEvents(responseId: string, items: readonly ScriptedItem[
               input: item.input,
               status: 'completed',
             }
-          : {
-              type: 'function_call',
-              id: `fc_${id}`,
-              call_id: `call_${id}`,
-              name: item.name,
-              arguments: JSON.stringify(item.arguments),
-              status: 'completed',
-              ...(item.namespace !== undefined ? { namespace: item.namespace } : {}),
-            };
+          : item.type === 'tool_search_call'
+            ? {
+                type: 'tool_search_call',
+                id: `tsc_${id}`,
+                call_id: `call_${id}`,
+                execution: 'client',
+                arguments: item.arguments,
+                status: 'completed',
+              }
+            : {
+                type: 'function_call',
+                id: `fc_${id}`,
+                call_id: `call_${id}`,
+                name: item.name,
+                arguments: JSON.stringify(item.arguments),
+                status: 'completed',
+                ...(item.namespace !== undefined ? { namespace: item.namespace } : {}),
+              };
     events.push({ type: 'response.output_item.done', output_index: k, item: done });
   });
   events.push({

@@ -44,8 +44,12 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** True when `role` may be offered `tool` of `server`. */
-function allowed(role: WireRole | undefined, server: string, tool: string | undefined): boolean {
+/** True when `role` may be offered `tool` of `server` (any tool of it, for `undefined`). */
+export function allowed(
+  role: WireRole | undefined,
+  server: string,
+  tool: string | undefined,
+): boolean {
   if (role === undefined) return false;
   if (server === MESH_SERVER_NAME) return role.mesh;
   const granted = role.tools[server];

@@ -43,7 +43,7 @@ import {
   type ConnectionLimitOptions,
 } from '../../foundation/process/connection-limits.js';
 import { narrowAgentTypes } from './agent-types.js';
-import { filterTools } from './filter-tools.js';
+import { allowed, filterTools } from './filter-tools.js';
 import { describeMeshFor } from './mesh-offer.js';
 import {
   pointAtWire,
@@ -61,6 +61,7 @@ import {
 import { AppendQueue } from '../../foundation/append-queue.js';
 import { ThreadRoles } from './thread-roles.js';
 import { narrowDeferredTools } from './deferred-tools.js';
+import { narrowSearchOutputs, searchedTools } from './tool-search.js';
 import { denialKey, explainDenials, type PendingDenial } from './denial-texts.js';
 import type { DeniedCall } from '../protocol/approval-types.js';
 import { additionalTools, callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
@@ -425,9 +426,11 @@ export class ModelWire {
     const identity = wireIdentity(req.headers, body);
     const { attribution, entry, first } = this.threads.resolve(process.id, process.wire, identity);
     const role = attribution.ok ? attribution.role : undefined;
-    const tools = Array.isArray(body.tools) ? body.tools : [];
-    // what the request offers: its tools, and in code mode its `additional_tools` items
-    const known: unknown[] = [...(tools as unknown[]), ...additionalTools(body.input)];
+    const tools: unknown[] = Array.isArray(body.tools) ? (body.tools as unknown[]) : [];
+    // what the request offers: its tools, in code mode its `additional_tools` items, and the
+    // deferred tools Codex found for an earlier tool search
+    const searched = searchedTools(body.input);
+    const known: unknown[] = [...tools, ...additionalTools(body.input), ...searched];
     this.noteUnoffered(process, identity, attribution.ok ? entry.role : null, body.input, known);
     const filtered = filterTools(
       tools,
@@ -443,12 +446,15 @@ export class ModelWire {
       process.wire.servers,
       this.options.codex ?? NEWEST_CODEX,
     );
-    const input = this.explained(
-      process,
-      identity.threadId,
-      deferred.removed.length > 0 ? deferred.input : body.input,
+    // a tool search's results, narrowed like `tools`
+    const search = narrowSearchOutputs(
+      deferred.input,
+      role,
+      process.wire.servers,
+      this.options.codex ?? NEWEST_CODEX,
     );
-    const removed = [...new Set([...filtered.removed, ...deferred.removed])];
+    const input = this.explained(process, identity.threadId, search.input);
+    const removed = [...new Set([...filtered.removed, ...deferred.removed, ...search.removed])];
     const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);
     const offered = describeMeshFor(agentTypes.tools, role);
     const thread = identity.threadId ?? null;
@@ -506,9 +512,13 @@ export class ModelWire {
     const refusing = Array.isArray(body.tools)
       ? {
           filter: callFilter(
-            tools,
-            offered,
+            [...tools, ...searched],
+            [...offered, ...searchedTools(search.input)],
             attribution.ok ? (entry.role ?? undefined) : undefined,
+            (namespace, name) => {
+              const call = this.serverTool(process, namespace, name);
+              return call !== undefined && !allowed(role, call.server, call.tool);
+            },
           ),
           onRefused: (call: TurnedAway): void => {
             this.turnedAway(process, identity, attribution.ok ? entry.role : null, call);
@@ -534,7 +544,7 @@ export class ModelWire {
     this.reportCall(process, identity, role, splitName(call.namespace, call.name), NOT_GRANTED);
   }
 
-  /** Reports each call of the input, seen for the first time, to a tool not in `tools`. */
+  /** Reports each call of the input, seen for the first time, that Codex refused itself. */
   private noteUnoffered(
     process: RegisteredProcess,
     identity: WireIdentity,

@@ -1,8 +1,8 @@
 /**
  * Calls a model makes to tools its thread was not offered, turned away before Codex sees them: in
  * the provider's event stream (`text/event-stream`) a `function_call` item naming a Tool MCP
- * server's tool the Codex process has (it is in the request's own `tools`) but the thread's role
- * was not offered (the wire removed it) is renamed so that Codex answers it itself, as an unsupported call naming the
+ * server's tool the Codex process has (in the request's own `tools` or tool-search results, or
+ * deferred on one of its servers) but the thread's role was not offered (the wire removed it) is renamed so that Codex answers it itself, as an unsupported call naming the
  * tool and the reason; it never runs, is never put to a person for approval, and never reaches a
  * server. Only whole events are read; anything else passes unchanged.
  */
@@ -32,14 +32,25 @@ export interface CallFilter {
   readonly thread: ReadonlySet<string>;
   /** The thread's role, named to the model (undefined: not attributed). */
   readonly role: string | undefined;
+  /**
+   * True for a call naming a tool of one of the process's servers that the role was not granted,
+   * whether or not the request listed it (a deferred tool is listed only once searched for).
+   */
+  readonly outside?: (namespace: string | undefined, name: string) => boolean;
 }
 
 export function callFilter(
   tools: readonly unknown[],
   offered: readonly unknown[],
   role: string | undefined,
+  outside?: (namespace: string | undefined, name: string) => boolean,
 ): CallFilter {
-  return { process: callableNames(tools), thread: callableNames(offered), role };
+  return {
+    process: callableNames(tools),
+    thread: callableNames(offered),
+    role,
+    ...(outside !== undefined ? { outside } : {}),
+  };
 }
 
 /**
@@ -55,7 +66,8 @@ function isServerTool(namespace: string | undefined, name: string): boolean {
 function isTurnedAway(filter: CallFilter, namespace: string | undefined, name: string): boolean {
   if (!isServerTool(namespace, name)) return false;
   const keys = namespace !== undefined ? [`${namespace}.${name}`, `${namespace}__${name}`] : [name];
-  return keys.some((k) => filter.process.has(k)) && !keys.some((k) => filter.thread.has(k));
+  if (keys.some((k) => filter.thread.has(k))) return false;
+  return keys.some((k) => filter.process.has(k)) || filter.outside?.(namespace, name) === true;
 }
 
 /** The item with the call renamed when it is turned away (the same item otherwise). */

@@ -1,8 +1,8 @@
 /**
  * Calls a model made to tools its Codex process does not have (pure): a `function_call` item of a
  * request's `input` whose name is none of the functions the request's own `tools` (as Codex sent
- * them, before the wire narrowed them) lists. Codex answers such a call itself ("unsupported
- * call") and it never reaches a server, so the wire is the only place that sees it.
+ * them, before the wire narrowed them) lists and that Codex answered itself ("unsupported
+ * call"): it never reaches a server, so the wire is the only place that sees it.
  */
 import { MESH_SERVER_NAME } from '../protocol/mesh-protocol.js';
 
@@ -65,7 +65,30 @@ export function additionalTools(input: unknown): unknown[] {
   );
 }
 
-/** The `function_call` items of `input` not among `names`, except those in `seen` (added to it). */
+/**
+ * Codex's own answer to a call of a function it does not have, on both supported versions (a
+ * plain string output).
+ */
+export const CODEX_UNSUPPORTED = 'unsupported call: ';
+
+/** The call ids of `input` whose output shows Codex ran the call (not its own refusal). */
+function ranCalls(input: readonly unknown[]): Set<string> {
+  const ran = new Set<string>();
+  for (const item of input) {
+    if (!isRecord(item) || item.type !== 'function_call_output') continue;
+    if (typeof item.call_id !== 'string') continue;
+    const output = item.output;
+    if (typeof output === 'string' && output.startsWith(CODEX_UNSUPPORTED)) continue;
+    ran.add(item.call_id);
+  }
+  return ran;
+}
+
+/**
+ * The `function_call` items of `input` not among `names`, except those in `seen` (added to it)
+ * and those Codex ran all the same: a model whose MCP tools (and agent functions) Codex defers
+ * behind `tool_search` may call one that no request listed, and Codex runs it.
+ */
 export function unofferedCalls(
   input: unknown,
   names: ReadonlySet<string>,
@@ -73,6 +96,7 @@ export function unofferedCalls(
 ): UnofferedCall[] {
   const out: UnofferedCall[] = [];
   if (!Array.isArray(input)) return out;
+  const ran = ranCalls(input);
   for (const item of input) {
     if (!isRecord(item) || item.type !== 'function_call' || typeof item.name !== 'string') continue;
     const callId = typeof item.call_id === 'string' ? item.call_id : '';
@@ -83,7 +107,7 @@ export function unofferedCalls(
       namespace !== undefined
         ? names.has(`${namespace}.${item.name}`) || names.has(`${namespace}__${item.name}`)
         : names.has(item.name);
-    if (!offered) out.push({ callId, ...splitName(namespace, item.name) });
+    if (!offered && !ran.has(callId)) out.push({ callId, ...splitName(namespace, item.name) });
   }
   return out;
 }

@@ -76,6 +76,32 @@ describe('calls turned away in the stream', () => {
     );
   });
 
+  it('turns away a call of a server tool no request listed when the role lacks it', () => {
+    // a deferred tool: in neither list, but a tool of one of the process's servers
+    const deferred = callFilter([], [], 'scout', (namespace, name) => {
+      return namespace === 'mcp__other' || (namespace === 'mcp__notes' && name !== 'read');
+    });
+    const names = [
+      call('ping', 'mcp__other'),
+      call('write', 'mcp__notes'),
+      call('read', 'mcp__notes'),
+    ]
+      .map(
+        (item) => refuseInEvent({ item }, deferred, () => undefined) as { item: { name: string } },
+      )
+      .map((e) => e.item.name);
+    expect(names).toEqual([
+      "mcp__other.ping is not granted to role 'scout' [tool-not-granted-to-role]",
+      "mcp__notes.write is not granted to role 'scout' [tool-not-granted-to-role]",
+      'read',
+    ]);
+    // a listed tool of the thread is never turned away, whatever the rule says
+    const listed = callFilter([], [ns('mcp__other', ['ping'])], 'scout', () => true);
+    expect(refuseInEvent({ item: call('ping', 'mcp__other') }, listed, () => undefined)).toEqual({
+      item: call('ping', 'mcp__other'),
+    });
+  });
+
   it('rewrites whole events of a stream split anywhere, reporting each call once', async () => {
     const events = [
       { type: 'response.created', response: { id: 'r' } },

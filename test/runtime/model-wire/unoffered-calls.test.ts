@@ -45,6 +45,25 @@ describe('unofferedCalls', () => {
     ]);
   });
 
+  it('leaves out a call Codex ran all the same (a deferred tool no request listed)', () => {
+    const out = (call_id: string, output: unknown) => ({
+      type: 'function_call_output',
+      call_id,
+      output,
+    });
+    const input = [
+      fc('d1', 'ping', 'mcp__other'),
+      out('d1', [{ type: 'input_text', text: 'ping: {}' }]),
+      fc('d2', 'spawn_agent', 'multi_agent_v1'),
+      out('d2', '{"agent_id":"a"}'),
+      fc('d3', 'haunt', 'mcp__ghost'),
+      out('d3', 'unsupported call: mcp__ghost__haunt'),
+    ];
+    expect(unofferedCalls(input, callableNames([]), new Set())).toEqual([
+      { callId: 'd3', server: 'ghost', tool: 'haunt' },
+    ]);
+  });
+
   it('ignores input that is not a list', () => {
     expect(unofferedCalls('text', new Set(), new Set())).toEqual([]);
   });
