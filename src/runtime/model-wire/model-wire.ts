@@ -61,7 +61,7 @@ import {
 import { AppendQueue } from '../../foundation/append-queue.js';
 import { ThreadRoles } from './thread-roles.js';
 import { narrowDeferredTools } from './deferred-tools.js';
-import { narrowSearchOutputs, searchedTools } from './tool-search.js';
+import { defersTools, narrowSearchOutputs, searchedTools } from './tool-search.js';
 import { denialKey, explainDenials, type PendingDenial } from './denial-texts.js';
 import type { DeniedCall } from '../protocol/approval-types.js';
 import { additionalTools, callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
@@ -515,10 +515,13 @@ export class ModelWire {
             [...tools, ...searched],
             [...offered, ...searchedTools(search.input)],
             attribution.ok ? (entry.role ?? undefined) : undefined,
-            (namespace, name) => {
-              const call = this.serverTool(process, namespace, name);
-              return call !== undefined && !allowed(role, call.server, call.tool);
-            },
+            // deferred tools are listed only once searched for: the grant decides
+            defersTools(tools)
+              ? (namespace, name) => {
+                  const call = this.serverTool(process, namespace, name);
+                  return call !== undefined && !allowed(role, call.server, call.tool);
+                }
+              : undefined,
           ),
           onRefused: (call: TurnedAway): void => {
             this.turnedAway(process, identity, attribution.ok ? entry.role : null, call);

@@ -16,6 +16,15 @@ function isSearchOutput(item: unknown): item is Record<string, unknown> & { tool
   return isRecord(item) && item.type === 'tool_search_output' && Array.isArray(item.tools);
 }
 
+/**
+ * True when a request's `tools` offer Codex's client-side `tool_search`: the process's MCP tools
+ * are deferred, listed only once searched for, and Codex runs a call of one whether or not a
+ * search listed it (measured on 0.149 and 0.171).
+ */
+export function defersTools(tools: readonly unknown[]): boolean {
+  return tools.some((t) => isRecord(t) && t.type === 'tool_search');
+}
+
 /** Every tool the request's `tool_search_output` items hold, in order. */
 export function searchedTools(input: unknown): unknown[] {
   if (!Array.isArray(input)) return [];
