@@ -4,12 +4,14 @@
  * server's tool the Codex process has (in the request's own `tools` or tool-search results, or
  * deferred on one of its servers) but the thread's role was not offered (the wire removed it) is renamed so that Codex answers it itself, as an unsupported call naming the
  * tool and the reason; it never runs, is never put to a person for approval, and never reaches a
- * server. Only whole events are read; anything else passes unchanged.
+ * server. A command that asks to leave the sandbox has its approval reason name the role
+ * (command-reason). Only whole events are read; anything else passes unchanged.
  */
 import { Transform, type TransformCallback } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 
 import { MESH_SERVER_NAME } from '../protocol/mesh-protocol.js';
+import { withRoleReason } from './command-reason.js';
 import { callableNames } from './unoffered-calls.js';
 
 /** The reason a turned-away call is given (the gateway's word for the same refusal). */
@@ -80,7 +82,9 @@ function refuseItem(
     return item;
   }
   const namespace = typeof item.namespace === 'string' ? item.namespace : undefined;
-  if (!isTurnedAway(filter, namespace, item.name)) return item;
+  if (!isTurnedAway(filter, namespace, item.name)) {
+    return filter.role !== undefined ? withRoleReason(item, filter.role) : item;
+  }
   const callId = typeof item.call_id === 'string' ? item.call_id : '';
   onRefused({ callId, namespace, name: item.name });
   const shown = namespace !== undefined ? `${namespace}.${item.name}` : item.name;
@@ -90,7 +94,10 @@ function refuseItem(
   return { ...rest, name: `${shown} is not granted to ${whose} [${NOT_GRANTED}]` };
 }
 
-/** One event's JSON with every turned-away call renamed (`item`, and `response.output`). */
+/**
+ * One event's JSON with every turned-away call renamed and every command's reason naming the
+ * role (`item`, and `response.output`); `event` itself when nothing changed.
+ */
 export function refuseInEvent(
   event: unknown,
   filter: CallFilter,
@@ -98,11 +105,16 @@ export function refuseInEvent(
 ): unknown {
   if (!isRecord(event)) return event;
   let out = event;
-  if (event.item !== undefined) out = { ...out, item: refuseItem(event.item, filter, onRefused) };
+  if (event.item !== undefined) {
+    const item = refuseItem(event.item, filter, onRefused);
+    if (item !== event.item) out = { ...out, item };
+  }
   const response = event.response;
   if (isRecord(response) && Array.isArray(response.output)) {
-    const output = response.output.map((i: unknown) => refuseItem(i, filter, onRefused));
-    out = { ...out, response: { ...response, output } };
+    const given = response.output as unknown[];
+    const output = given.map((i: unknown) => refuseItem(i, filter, onRefused));
+    if (output.some((i, at) => i !== given[at]))
+      out = { ...out, response: { ...response, output } };
   }
   return out;
 }
@@ -125,7 +137,7 @@ function rewriteBlock(
   }
   const found: TurnedAway[] = [];
   const rewritten = refuseInEvent(parsed, filter, (call) => found.push(call));
-  if (found.length === 0) return block;
+  if (rewritten === parsed) return block;
   // the same call appears in several events (added, done, completed): reported once
   for (const call of found) {
     if (seen.has(call.callId)) continue;

@@ -102,6 +102,24 @@ describe('calls turned away in the stream', () => {
     });
   });
 
+  it("names the role in a command's approval reason, in the item and the completed output", () => {
+    const command = {
+      type: 'function_call',
+      call_id: 'c9',
+      name: 'exec_command',
+      arguments: '{"cmd":"make","sandbox_permissions":"require_escalated","justification":"go"}',
+    };
+    const reasons = [
+      refuseInEvent({ item: command }, filter, () => undefined),
+      refuseInEvent({ response: { output: [command] } }, filter, () => undefined),
+    ].map((e) => JSON.stringify(e));
+    for (const r of reasons) expect(r).toContain("Role 'scout' asks: go");
+    // an unattributed thread's stream names no role
+    const none = callFilter([], [], undefined);
+    const event = { item: command };
+    expect(refuseInEvent(event, none, () => undefined)).toBe(event);
+  });
+
   it('rewrites whole events of a stream split anywhere, reporting each call once', async () => {
     const events = [
       { type: 'response.created', response: { id: 'r' } },
