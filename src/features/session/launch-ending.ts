@@ -48,7 +48,11 @@ export async function endSession(
   services.budget.stop();
   // the copies of the operator's auth.json live only as long as the session, and so does the
   // rest of Codex's state in the homes
-  await Promise.all([root.log.flushed(), removeSessionLeftovers(plan.dir, writer.record)]);
+  await Promise.all([
+    root.log.flushed(),
+    services.serverLogs.flushed(),
+    removeSessionLeftovers(plan.dir, writer.record),
+  ]);
   // a Codex that cannot be started is codex-mmo's own failure: exit 1, not a shell's 127
   const codexExit = root.spawnError !== undefined ? 1 : exitCodeOf(code, signal);
   // `session stop` leaves a marker; a terminating signal forwarded to Codex stops it as well

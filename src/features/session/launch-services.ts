@@ -61,6 +61,8 @@ export interface SessionServices {
   readonly serverFailures: readonly ServerFailure[];
   /** The team budget's use, ceilings and refusals. */
   readonly budget: BudgetWatch;
+  /** Each server's stderr log (flushed before the session's end is recorded). */
+  readonly serverLogs: AppendQueues;
 }
 
 function osUser(): string {
@@ -372,5 +374,5 @@ export async function startSessionServices(
     relayed: rootLaunch,
     budget,
   };
-  return { ...services, gate, threadRole, serverFailures };
+  return { ...services, gate, threadRole, serverFailures, serverLogs };
 }
