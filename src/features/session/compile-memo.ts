@@ -14,13 +14,14 @@ import {
   statSync,
   type Stats,
 } from 'node:fs';
-import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import type { CompileRequest, CompileResult } from '../../config/compile/compile-profile.js';
 import { hasErrors, type Diagnostic } from '../../foundation/diagnostics/diagnostic.js';
 import { writeFileAtomic } from '../../foundation/paths/atomic-write.js';
+import { pruneEntries } from '../../foundation/paths/prune-entries.js';
 import { configFiles } from '../../foundation/paths/directories.js';
 import { PACK_FILE } from '../../config/profile/pack-fields.js';
 import type { ResolvedPlan } from '../../config/profile/types.js';
@@ -271,26 +272,10 @@ export async function rememberCompile(
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const file = memoFile(dataDir, key);
     await writeFileAtomic(file, `${JSON.stringify(entry)}\n`, 0o600, { durable: false });
-    await prune(dir);
+    await pruneEntries(dir, MEMO_KEEP);
   } catch {
     // the memo only saves time; without it the next launch compiles again
   }
-}
-
-/** Keeps the newest `MEMO_KEEP` entries. */
-async function prune(dir: string): Promise<void> {
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.json'));
-  if (names.length <= MEMO_KEEP) return;
-  const aged = await Promise.all(
-    names.map(async (name) => {
-      const info = await stat(join(dir, name)).catch(() => undefined);
-      return { name, mtime: info?.mtimeMs ?? 0 };
-    }),
-  );
-  aged.sort((a, b) => b.mtime - a.mtime);
-  await Promise.all(
-    aged.slice(MEMO_KEEP).map((a) => rm(join(dir, a.name), { force: true }).catch(() => undefined)),
-  );
 }
 
 /**

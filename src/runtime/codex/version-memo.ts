@@ -10,6 +10,7 @@ import { join } from 'node:path';
 
 import { readJsonEntry } from '../../config/registry/read-config-file.js';
 import { writeFileAtomic } from '../../foundation/paths/atomic-write.js';
+import { MEMO_ENTRIES_KEPT, pruneEntries } from '../../foundation/paths/prune-entries.js';
 
 /** Directory of the entries inside the data dir. */
 export const VERSION_MEMO_DIR = 'codex-versions';
@@ -49,4 +50,6 @@ export async function writeVersionMemo(
     0o600,
     { durable: false },
   ).catch(() => undefined);
+  // an entry per Codex binary: the newest few are all a machine needs
+  await pruneEntries(join(dataDir, VERSION_MEMO_DIR), MEMO_ENTRIES_KEPT);
 }

@@ -13,6 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { readJsonEntry } from '../../config/registry/read-config-file.js';
 import { writeFileAtomic } from '../../foundation/paths/atomic-write.js';
+import { MEMO_ENTRIES_KEPT, pruneEntries } from '../../foundation/paths/prune-entries.js';
 
 import {
   DEFAULT_CONTAINMENT_TOOLS,
@@ -153,6 +154,8 @@ export async function machineBoundary(
       0o600,
       { durable: false },
     ).catch(() => undefined);
+    // an entry per boot and Codex binary: the newest few are all a machine needs
+    await pruneEntries(join(dataDir, BOUNDARY_MEMO_DIR), MEMO_ENTRIES_KEPT);
   }
   return { contained, view };
 }
