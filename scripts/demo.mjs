@@ -103,7 +103,9 @@ const env = {
  * asynchronously: the scripted model the session steps talk to lives in this process.
  */
 function codexMmo(args, { capture = false } = {}) {
-  const shown = ['codex-mmo', ...args].join(' ');
+  // shown as a shell would take it: an argument with spaces or quotes is single-quoted
+  const quoted = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  const shown = ['codex-mmo', ...args].map(quoted).join(' ');
   if (!capture) process.stdout.write(`\n$ ${shown}\n`);
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, [cli, ...args, '--config-dir', workspace.configDir], {

@@ -200,6 +200,16 @@ function commandHint(word: string, candidates: readonly string[]): string {
   return near !== undefined ? ` Did you mean '${near}'?` : '';
 }
 
+/** For a command word given alone: the groups' commands (and aliases) of that very name. */
+function groupedHint(word: string): string {
+  const found = Object.entries(COMMANDS)
+    .filter(([group, commands]) => Object.hasOwn(commands, word) || aliasOf(group, word))
+    .map(([group]) => `'${group} ${word}'`);
+  if (found.length === 0) return '';
+  const last = found.pop() ?? '';
+  return ` Did you mean ${found.length > 0 ? `${found.join(', ')} or ${last}` : last}?`;
+}
+
 /** A command's help text, by running it with `--help` and capturing what it prints. */
 async function helpOf(module: CommandModule, io: CliIo): Promise<string | undefined> {
   let text = '';
@@ -251,12 +261,14 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     if (!group) {
       // an option before any command: only --help, --version and the global options are one
       const what = first.startsWith('-') ? 'option' : 'command';
-      const hint = commandHint(
-        first,
-        what === 'option'
-          ? ['--help', '--version']
-          : [...Object.keys(COMMANDS), ...Object.keys(TOP_LEVEL)],
-      );
+      const hint =
+        (what === 'command' ? groupedHint(first) : '') ||
+        commandHint(
+          first,
+          what === 'option'
+            ? ['--help', '--version']
+            : [...Object.keys(COMMANDS), ...Object.keys(TOP_LEVEL)],
+        );
       if (wantsJson(argv))
         return printJsonFailure(io, new UsageError(`unknown ${what} '${first}'.${hint}`));
       io.stderr(`codex-mmo: unknown ${what} '${first}'.${hint}\n\n${topLevelHelp()}`);

@@ -37,6 +37,18 @@ describe('router', () => {
     expect(option.stderr).toContain("unknown option '--verison'. Did you mean '--version'?");
   });
 
+  it("names the groups' commands of that name for a command word given alone", async () => {
+    const doctor = await runCli(['doctor']);
+    expect(doctor.code).toBe(2);
+    expect(doctor.stderr).toContain("unknown command 'doctor'. Did you mean 'profile doctor'?");
+    const list = await runCli(['list']);
+    expect(list.stderr).toContain(
+      "unknown command 'list'. Did you mean 'tool-mcp list', 'profile list', 'snapshot list' or 'session list'?",
+    );
+    // an alias counts as the group's command
+    expect((await runCli(['get'])).stderr).toContain("Did you mean 'tool-mcp get'?");
+  });
+
   it('exits 2 on an unknown subcommand, suggesting the nearest one', async () => {
     const r = await runCli(['tool-mcp', 'valdiate']);
     expect(r.code).toBe(2);

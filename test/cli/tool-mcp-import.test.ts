@@ -110,6 +110,8 @@ describe('tool-mcp import', () => {
     expect(dry.stdout).toContain("everything (mcp_servers.everything:3) -> 'everything'");
     expect(dry.stdout).toContain('env_vars = ["EVERYTHING_API_TOKEN"]');
     expect(dry.stdout).toContain('would move to credentials.env: EVERYTHING_API_TOKEN');
+    // the literal stays in the source: the operator is told to remove it there
+    expect(dry.stdout).toContain('still holds that value: remove it there once imported');
     expect(dry.stdout + dry.stderr).not.toContain(TOKEN);
     expect(await registryFiles(ws)).toEqual([]);
 
@@ -249,5 +251,13 @@ command = "/bin/false"
     expect(schema.json<ImportJson>().diagnostics.map((d) => d.code)).toEqual([
       'import-schema-unknown',
     ]);
+    // no file there, or a directory: nothing to read, and not a syntax error
+    for (const path of [ws.path('absent.toml'), ws.path('.')]) {
+      const missing = await runIn(ws, ['tool-mcp', 'import', path]);
+      expect(missing.code).toBe(1);
+      expect(missing.json<ImportJson>().diagnostics.map((d) => d.code)).toEqual([
+        'import-file-unreadable',
+      ]);
+    }
   });
 });

@@ -117,6 +117,10 @@ function resultText(result: ImportResult): string {
       lines.push(
         `  ${result.dryRun ? 'would move' : 'moved'} to credentials.env: ${server.moved.join(', ')}`,
       );
+      // the value is now in credentials.env; the source still holds it as a literal
+      lines.push(
+        `  the source (${terminalSafe(server.source.path)}${where}) still holds ${server.moved.length === 1 ? 'that value' : 'those values'}: remove ${server.moved.length === 1 ? 'it' : 'them'} there${result.dryRun ? ' once imported' : ''}`,
+      );
     }
     if (server.missing.length > 0 && server.status !== 'refused') {
       lines.push(`  set in ${result.credentialsFile}: ${server.missing.join(', ')}`);

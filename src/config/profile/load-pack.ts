@@ -71,7 +71,12 @@ export async function loadPack(dir: string): Promise<LoadedPack> {
       );
     }
   } catch (error) {
-    if (isMissing(error)) return fail('pack-not-found', `pack directory ${packDir} does not exist`);
+    if (isMissing(error)) {
+      return fail(
+        'pack-not-found',
+        `pack directory ${packDir} does not exist; give the path of a directory holding ${PACK_FILE}`,
+      );
+    }
     return fail('pack-unreadable', `cannot read pack directory: ${describeError(error)}`);
   }
 

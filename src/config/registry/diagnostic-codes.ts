@@ -326,6 +326,11 @@ export const REGISTRY_CODES = {
     stage: 'lookup',
     summary: 'A command named a server ID the registry does not define (with a did-you-mean).',
   },
+  'import-file-unreadable': {
+    severity: 'error',
+    stage: 'import',
+    summary: 'The file to import is missing, not a regular file, too large or cannot be read.',
+  },
   'import-syntax': {
     severity: 'error',
     stage: 'import',

@@ -98,7 +98,7 @@ function withMoved(source: CredentialSource, moved: ReadonlyMap<string, string>)
 async function readSource(file: string): Promise<{ text: string } | { diagnostics: Diagnostic[] }> {
   const read = await readConfigFile(file, MAX_IMPORT_FILE_BYTES);
   const refuse = (message: string) => ({
-    diagnostics: [registryDiagnostic('import-syntax', { message, file })],
+    diagnostics: [registryDiagnostic('import-file-unreadable', { message, file })],
   });
   switch (read.kind) {
     case 'missing':
