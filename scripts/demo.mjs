@@ -26,7 +26,16 @@ const { stringify } = await import('smol-toml');
 
 /** A private workspace: config (copied from examples/config), data and state directories. */
 function makeWorkspace() {
-  const base = mkdtempSync(join(tmpdir(), 'codex-mmo-demo-'));
+  let base;
+  try {
+    base = mkdtempSync(join(tmpdir(), 'codex-mmo-demo-'));
+  } catch (error) {
+    // a TMPDIR that is not there or not writable: say so, not a stack trace
+    process.stderr.write(
+      `demo: cannot make a private directory in ${tmpdir()} (${error.code ?? error.message}); set TMPDIR to a writable directory\n`,
+    );
+    process.exit(1);
+  }
   const configDir = join(base, 'config');
   cpSync(join(root, 'examples', 'config'), configDir, { recursive: true });
   // git does not keep file modes: make the copied credentials file private, as an operator would

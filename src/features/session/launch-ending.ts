@@ -23,6 +23,20 @@ import type { SessionPlan } from './prepare-session.js';
 import { removeSessionLeftovers } from './upkeep/session-leftovers.js';
 import { withOwnWords } from './server-failures.js';
 
+/**
+ * Codex's own last words from its stderr, for a failure's message: its last error line (else its
+ * last line), cut to 400 characters; empty when it said nothing.
+ */
+export function codexSaid(stderrTail: string): string {
+  const lines = stderrTail
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+  const said = lines.findLast((l) => /^(error|fatal)\b/i.test(l)) ?? lines.at(-1);
+  if (said === undefined) return '';
+  return `; Codex said: ${said.length > 400 ? `${said.slice(0, 400)}…` : said}`;
+}
+
 /** Waits for the root to exit, ends the session and settles with how it ended. */
 export async function endSession(
   plan: SessionPlan,
@@ -69,7 +83,7 @@ export async function endSession(
   else if (root.spawnError !== undefined) {
     status = 'failed';
     error = maskSecrets(
-      `could not start ${plan.command}: ${describeError(root.spawnError)}`,
+      `could not start ${plan.command}: ${describeError(root.spawnError)}${codexSaid(root.stderrTail)}`,
       root.secrets,
     );
   } else if (exitCode === 0) status = 'ended';
@@ -81,7 +95,11 @@ export async function endSession(
             withOwnWords(requiredFailure[0].trim(), services.serverFailures),
             root.secrets,
           )
-        : (execOutcome?.error ?? `Codex exited with code ${exitCode}`);
+        : (execOutcome?.error ??
+          maskSecrets(
+            `Codex exited with code ${exitCode}${codexSaid(root.stderrTail)}`,
+            root.secrets,
+          ));
   }
   // a listener flooded with connections that did not authenticate is named in the cause
   const flood = status === 'failed' ? supervision.floodCause() : undefined;
