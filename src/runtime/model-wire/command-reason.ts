@@ -2,30 +2,37 @@
  * A command's approval question names the calling role (pure). Codex shows a `function_call` of
  * `exec_command` that asks to run outside the sandbox (`sandbox_permissions:
  * "require_escalated"`) to a person with its `justification` as the reason, and names only the
- * thread ("Thread: Agent (…)"; both versions, measured). The wire puts the thread's role in front
- * of that reason, so a native role's question says whose it is.
+ * thread ("Thread: Agent (…)"; both versions, measured). The wire puts the thread's role (or that
+ * it has none) in front of that reason, whatever the model wrote there, with the model's words
+ * cut short and their control and direction characters shown as escapes; no other argument's
+ * text changes.
  */
+import { terminalSafe } from '../../foundation/text/terminal-safe.js';
+import { setJsonMember } from '../../foundation/text/json-member.js';
 
 /** Codex's command functions whose arguments carry `sandbox_permissions` and `justification`. */
 const COMMAND_FUNCTIONS: ReadonlySet<string> = new Set(['exec_command', 'shell_command', 'shell']);
+
+/** How much of the model's own reason is shown. */
+const OWN_WORDS_MAX = 300;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The reason shown for `role`'s request, its own words (if any) after the role. */
-export function roleReason(role: string, justification: string | undefined): string {
-  const own = justification?.trim() ?? '';
-  return own === ''
-    ? `Role '${role}' asks to run this command outside the sandbox.`
-    : `Role '${role}' asks: ${own}`;
+/** The reason shown for a request of `role` (undefined: a thread no role was found for). */
+export function roleReason(role: string | undefined, justification: string | undefined): string {
+  const who = role !== undefined ? `Role '${role}'` : 'A thread of no known role';
+  const own = terminalSafe(justification?.trim() ?? '');
+  if (own === '') return `${who} asks to run this command outside the sandbox.`;
+  return `${who} asks: ${own.length > OWN_WORDS_MAX ? `${own.slice(0, OWN_WORDS_MAX)}…` : own}`;
 }
 
 /**
  * `item` with its reason naming `role` when it is a command call that asks to leave the sandbox
  * or gives a reason; `item` itself otherwise (and for arguments that are not a JSON object).
  */
-export function withRoleReason(item: unknown, role: string): unknown {
+export function withRoleReason(item: unknown, role: string | undefined): unknown {
   if (!isRecord(item) || item.type !== 'function_call' || typeof item.name !== 'string') {
     return item;
   }
@@ -41,9 +48,7 @@ export function withRoleReason(item: unknown, role: string): unknown {
   const own = typeof args.justification === 'string' ? args.justification : undefined;
   const escalated =
     args.sandbox_permissions !== undefined && args.sandbox_permissions !== 'use_default';
-  if (!escalated && own === undefined) return item;
-  // a reason the wire named already (a model may repeat one from its history) is kept
-  if (own?.trim().startsWith(`Role '${role}' asks`) === true) return item;
-  const reason = roleReason(role, own);
-  return { ...item, arguments: JSON.stringify({ ...args, justification: reason }) };
+  if (!escalated && args.justification === undefined) return item;
+  const text = setJsonMember(item.arguments, 'justification', roleReason(role, own));
+  return text === undefined ? item : { ...item, arguments: text };
 }

@@ -21,18 +21,42 @@ function mayName(role: WireRole | undefined, server: string | undefined): boolea
   return server === MESH_SERVER_NAME ? role.mesh : role.tools[server] !== undefined;
 }
 
-/** `text` without the deferred lines that `keep` refuses (`text` itself when none). */
-function narrowText(text: string, keep: (namespace: string) => boolean): string {
-  if (!text.includes(DEFERRED_HEADING)) return text;
+/**
+ * `text` without the lines of the list under `heading` whose namespace (`nameOf` of the trimmed
+ * line; undefined ends the list) `keep` refuses; `text` itself when it has no such heading.
+ */
+export function narrowListedNames(
+  text: string,
+  heading: string,
+  nameOf: (line: string) => string | undefined,
+  keep: (namespace: string) => boolean,
+): string {
+  if (!text.includes(heading)) return text;
   const lines: string[] = [];
   let inList = false;
   for (const line of text.split('\n')) {
-    const namespace = LINE.exec(line.trim())?.[1];
-    inList = line.trim() === DEFERRED_HEADING || (inList && namespace !== undefined);
+    const namespace = nameOf(line.trim());
+    inList = line.trim() === heading || (inList && namespace !== undefined);
     if (inList && namespace !== undefined && !keep(namespace)) continue;
     lines.push(line);
   }
   return lines.join('\n');
+}
+
+/** `text` without the deferred lines that `keep` refuses (`text` itself when none). */
+function narrowText(text: string, keep: (namespace: string) => boolean): string {
+  return narrowListedNames(text, DEFERRED_HEADING, (line) => LINE.exec(line)?.[1], keep);
+}
+
+/** Whether `role` may be named `namespace` of the process (`servers`); with no role, none. */
+export function mayNameNamespace(
+  role: WireRole | undefined,
+  namespace: string,
+  servers: readonly string[],
+  codex: CodexVersionFacts,
+): { readonly keep: boolean; readonly server: string | undefined } {
+  const server = serverOfNamespace(codex, namespace, servers);
+  return { keep: mayName(role, server), server };
 }
 
 /**
@@ -49,10 +73,9 @@ export function narrowDeferredTools(
   if (!Array.isArray(input)) return { input, removed: [] };
   const removed: string[] = [];
   const keep = (namespace: string): boolean => {
-    const server = serverOfNamespace(codex, namespace, servers);
-    if (mayName(role, server)) return true;
-    removed.push(server ?? namespace);
-    return false;
+    const named = mayNameNamespace(role, namespace, servers, codex);
+    if (!named.keep) removed.push(named.server ?? namespace);
+    return named.keep;
   };
   const out = input.map((item: unknown) => {
     if (!isRecord(item) || item.role !== 'developer' || !Array.isArray(item.content)) return item;

@@ -24,13 +24,22 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate } from 'node:zlib';
+import {
+  brotliDecompress,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  gunzip,
+  inflate,
+} from 'node:zlib';
+import type { Transform } from 'node:stream';
 
 import { parse, stringify } from 'smol-toml';
 
 import {
   MCP_NAMESPACE_PREFIX,
   NEWEST_CODEX,
+  serverOfFlatName,
   serverOfNamespace,
   type CodexVersionFacts,
 } from '../../config/codex/codex-versions.js';
@@ -42,9 +51,7 @@ import {
   httpTimeouts,
   type ConnectionLimitOptions,
 } from '../../foundation/process/connection-limits.js';
-import { narrowAgentTypes } from './agent-types.js';
-import { allowed, filterTools } from './filter-tools.js';
-import { describeMeshFor } from './mesh-offer.js';
+import { allowed } from './filter-tools.js';
 import {
   pointAtWire,
   providerRoute,
@@ -53,15 +60,11 @@ import {
   WIRE_TOKEN_HEADER,
   type ProviderRoute,
 } from '../../config/compile/provider-route.js';
-import {
-  reachesResources,
-  wireProcess,
-  type WireProcess,
-} from '../../config/compile/role-grants.js';
+import { wireProcess, type WireProcess } from '../../config/compile/role-grants.js';
 import { AppendQueue } from '../../foundation/append-queue.js';
 import { ThreadRoles } from './thread-roles.js';
-import { narrowDeferredTools } from './deferred-tools.js';
-import { defersTools, narrowSearchOutputs, searchedTools } from './tool-search.js';
+import { narrowRequest } from './narrow-request.js';
+import { defersTools, searchedTools } from './tool-search.js';
 import { denialKey, explainDenials, type PendingDenial } from './denial-texts.js';
 import type { DeniedCall } from '../protocol/approval-types.js';
 import { additionalTools, callableNames, splitName, unofferedCalls } from './unoffered-calls.js';
@@ -169,6 +172,14 @@ const HOP_BY_HOP = new Set([
   'upgrade',
   'host',
 ]);
+
+/** Streams that decode a compressed answer the wire must read (the provider may compress anyway). */
+const STREAM_DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: () => createGunzip(),
+  'x-gzip': () => createGunzip(),
+  deflate: () => createInflate(),
+  br: () => createBrotliDecompress(),
+};
 
 const decoders: Record<string, (b: Buffer) => Promise<Buffer>> = {
   gzip: promisify(gunzip),
@@ -432,31 +443,15 @@ export class ModelWire {
     const searched = searchedTools(body.input);
     const known: unknown[] = [...tools, ...additionalTools(body.input), ...searched];
     this.noteUnoffered(process, identity, attribution.ok ? entry.role : null, body.input, known);
-    const filtered = filterTools(
+    const narrowed = narrowRequest(
       tools,
-      role,
-      process.wire.servers,
-      role !== undefined && reachesResources(process.wire, role),
-      this.options.codex ?? NEWEST_CODEX,
-    );
-    // in code mode the servers are named in a developer text instead
-    const deferred = narrowDeferredTools(
       body.input,
       role,
-      process.wire.servers,
+      process.wire,
       this.options.codex ?? NEWEST_CODEX,
     );
-    // a tool search's results, narrowed like `tools`
-    const search = narrowSearchOutputs(
-      deferred.input,
-      role,
-      process.wire.servers,
-      this.options.codex ?? NEWEST_CODEX,
-    );
-    const input = this.explained(process, identity.threadId, search.input);
-    const removed = [...new Set([...filtered.removed, ...deferred.removed, ...search.removed])];
-    const agentTypes = narrowAgentTypes(filtered.tools, role, process.wire);
-    const offered = describeMeshFor(agentTypes.tools, role);
+    const input = this.explained(process, identity.threadId, narrowed.input);
+    const { offered, removed } = narrowed;
     const thread = identity.threadId ?? null;
     const parent =
       identity.parentThreadId !== undefined ? { parent_thread: identity.parentThreadId } : {};
@@ -493,10 +488,12 @@ export class ModelWire {
         role: entry.role,
         event: 'thread',
         removed,
-        offered: filtered.kept,
-        ...(agentTypes.dropped.length > 0 ? { agent_types_removed: agentTypes.dropped } : {}),
-        ...(filtered.functionsRemoved.length > 0
-          ? { functions_removed: filtered.functionsRemoved }
+        offered: narrowed.kept,
+        ...(narrowed.agentTypesRemoved.length > 0
+          ? { agent_types_removed: narrowed.agentTypesRemoved }
+          : {}),
+        ...(narrowed.functionsRemoved.length > 0
+          ? { functions_removed: narrowed.functionsRemoved }
           : {}),
       });
     }
@@ -513,7 +510,7 @@ export class ModelWire {
       ? {
           filter: callFilter(
             [...tools, ...searched],
-            [...offered, ...searchedTools(search.input)],
+            [...offered, ...searchedTools(narrowed.input)],
             attribution.ok ? (entry.role ?? undefined) : undefined,
             // deferred tools are listed only once searched for: the grant decides
             defersTools(tools)
@@ -544,7 +541,9 @@ export class ModelWire {
       seen.add(call.callId);
       this.calls.set(thread, seen);
     }
-    this.reportCall(process, identity, role, splitName(call.namespace, call.name), NOT_GRANTED);
+    const target =
+      this.serverTool(process, call.namespace, call.name) ?? splitName(call.namespace, call.name);
+    this.reportCall(process, identity, role, target, NOT_GRANTED);
   }
 
   /** Reports each call of the input, seen for the first time, that Codex refused itself. */
@@ -560,7 +559,12 @@ export class ModelWire {
     const seen = this.calls.get(thread) ?? new Set<string>();
     this.calls.set(thread, seen);
     for (const call of unofferedCalls(input, callableNames(tools), seen)) {
-      this.reportCall(process, identity, role, call);
+      this.reportCall(
+        process,
+        identity,
+        role,
+        this.serverTool(process, call.namespace, call.name) ?? call,
+      );
     }
   }
 
@@ -570,9 +574,14 @@ export class ModelWire {
     namespace: string | undefined,
     name: string,
   ): { server: string; tool: string } | undefined {
+    const codex = this.options.codex ?? NEWEST_CODEX;
+    if (namespace === undefined) {
+      // a flat name is read the way this Codex writes each server's tools (`a__b` stays whole)
+      const flat = serverOfFlatName(codex, name, process.wire.servers);
+      if (flat !== undefined) return { server: flat[0], tool: flat[1] };
+    }
     const call = splitName(namespace, name);
     if (call.server === 'codex' || call.tool === '') return undefined;
-    const codex = this.options.codex ?? NEWEST_CODEX;
     const server = serverOfNamespace(
       codex,
       `${MCP_NAMESPACE_PREFIX}${call.server}`,
@@ -640,13 +649,26 @@ export class ModelWire {
       }
       const stream =
         refusing !== undefined &&
-        (answer.headers['content-type'] ?? '').toLowerCase().includes('text/event-stream') &&
-        (answer.headers['content-encoding'] ?? 'identity').toLowerCase() === 'identity';
-      if (stream) delete out['content-length'];
+        (answer.headers['content-type'] ?? '').toLowerCase().includes('text/event-stream');
+      const encoding = (answer.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+      const decode = STREAM_DECODERS[encoding];
+      if (stream && encoding !== 'identity' && decode === undefined) {
+        // an answer the wire cannot read is not passed on unread
+        answer.resume();
+        sendError(res, 502, `refused: the provider's answer is ${encoding}-encoded`);
+        return;
+      }
+      if (stream) {
+        delete out['content-length'];
+        delete out['content-encoding'];
+      }
       res.writeHead(answer.statusCode ?? 502, out);
       res.flushHeaders();
-      if (stream) answer.pipe(new RefusingStream(refusing.filter, refusing.onRefused)).pipe(res);
-      else answer.pipe(res);
+      if (stream) {
+        const plain = decode !== undefined ? answer.pipe(decode()) : answer;
+        plain.on('error', () => res.destroy());
+        plain.pipe(new RefusingStream(refusing.filter, refusing.onRefused)).pipe(res);
+      } else answer.pipe(res);
       answer.on('error', () => res.destroy());
     });
     upstream.on('error', (error) => {

@@ -83,7 +83,7 @@ function refuseItem(
   }
   const namespace = typeof item.namespace === 'string' ? item.namespace : undefined;
   if (!isTurnedAway(filter, namespace, item.name)) {
-    return filter.role !== undefined ? withRoleReason(item, filter.role) : item;
+    return withRoleReason(item, filter.role);
   }
   const callId = typeof item.call_id === 'string' ? item.call_id : '';
   onRefused({ callId, namespace, name: item.name });
@@ -148,9 +148,14 @@ function rewriteBlock(
   return [...kept, `data: ${JSON.stringify(rewritten)}`].join('\n');
 }
 
+/** Text with every line end (`\r\n`, `\r` or `\n`, as event streams allow) written `\n`. */
+function lineEnds(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
 /**
  * The provider's event stream with turned-away calls renamed. Events are split at blank lines;
- * a partial event waits for the rest. Line ends are normalised to `\n` within rewritten events.
+ * a partial event waits for the rest. Line ends are normalised to `\n`.
  */
 export class RefusingStream extends Transform {
   private pending = '';
@@ -166,22 +171,24 @@ export class RefusingStream extends Transform {
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.pending += this.decoder.write(chunk);
-    const text = this.pending.replace(/\r\n/g, '\n');
+    const given = this.pending + this.decoder.write(chunk);
+    // a `\r` at the end may be the first half of a `\r\n`: it waits for the next chunk
+    const held = given.endsWith('\r') ? '\r' : '';
+    const text = lineEnds(held === '' ? given : given.slice(0, -1));
     const end = text.lastIndexOf('\n\n');
     if (end < 0) {
-      this.pending = text;
+      this.pending = text + held;
       done();
       return;
     }
-    this.pending = text.slice(end + 2);
+    this.pending = text.slice(end + 2) + held;
     const blocks = text.slice(0, end).split('\n\n');
     const out = blocks.map((b) => rewriteBlock(b, this.calls, this.seen, this.onRefused));
     done(null, `${out.join('\n\n')}\n\n`);
   }
 
   override _flush(done: TransformCallback): void {
-    const rest = this.pending + this.decoder.end();
+    const rest = lineEnds(this.pending + this.decoder.end());
     this.pending = '';
     done(null, rest === '' ? undefined : rewriteBlock(rest, this.calls, this.seen, this.onRefused));
   }

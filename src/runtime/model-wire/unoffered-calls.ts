@@ -10,6 +10,9 @@ const MCP_PREFIX = 'mcp__';
 
 export interface UnofferedCall {
   readonly callId: string;
+  /** The call as the model wrote it: its namespace (if any) and name. */
+  readonly namespace: string | undefined;
+  readonly name: string;
   /** The MCP server the name points at (`mcp__<server>`), or `codex` for any other function. */
   readonly server: string;
   readonly tool: string;
@@ -107,7 +110,9 @@ export function unofferedCalls(
       namespace !== undefined
         ? names.has(`${namespace}.${item.name}`) || names.has(`${namespace}__${item.name}`)
         : names.has(item.name);
-    if (!offered && !ran.has(callId)) out.push({ callId, ...splitName(namespace, item.name) });
+    if (!offered && !ran.has(callId)) {
+      out.push({ callId, namespace, name: item.name, ...splitName(namespace, item.name) });
+    }
   }
   return out;
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
+import { TEST_CODEX_SERIES } from '../../support/codex-bin.js';
 import { functionCall } from '../../support/scripted-model-fixture.js';
 import { sessionCalls } from '../../support/session-calls.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
@@ -55,7 +56,11 @@ function script(request: ModelRequest): ScriptedItem[] {
     if (step === 0) return [functionCall('mcp__notes', 'add', { text: 'scout-adds' })];
     // a tool of the process its search never showed
     if (step === 1) return [functionCall('mcp__other', 'ping', { text: 'scout-pings' })];
-    if (step === 2) return [functionCall('mcp__notes', 'list', { text: 'scout-lists' })];
+    // the same by its flat name, of a server whose ID holds `__`
+    if (step === 2) {
+      return [{ type: 'function_call', name: 'mcp__my__srv__ping', arguments: { text: 'x' } }];
+    }
+    if (step === 3) return [functionCall('mcp__notes', 'list', { text: 'scout-lists' })];
     return [{ type: 'message', text: 'SCOUT-DONE' }];
   }
   if (!searched) return [search];
@@ -81,9 +86,13 @@ const scripted = useScriptedSession(
         tools: 'list,add',
         args: ['--call-log', join(root, 'notes-calls.jsonl')],
       }) +
-      echoServer('other', { tools: 'ping', args: ['--call-log', join(root, 'other-calls.jsonl')] }),
+      echoServer('other', {
+        tools: 'ping',
+        args: ['--call-log', join(root, 'other-calls.jsonl')],
+      }) +
+      echoServer('my__srv', { tools: 'ping' }),
     profile: profileToml('deferred', 'lead', {
-      lead: { natives: ['scout'], grants: { notes: {}, other: {} } },
+      lead: { natives: ['scout'], grants: { notes: {}, other: {}, my__srv: {} } },
       scout: { grants: { notes: { tools: ['list'] } } },
     }),
   },
@@ -112,6 +121,22 @@ describe("Codex's deferred MCP tools through the wire", () => {
     expect(tools.some((t) => t.name?.startsWith('mcp__') === true)).toBe(false);
   });
 
+  it("names to each role only its servers in tool_search's description (0.149 lists them)", () => {
+    const described = (r: ModelRequest): string =>
+      ((r.body.tools ?? []) as { type?: string; description?: string }[]).find(
+        (t) => t.type === 'tool_search',
+      )?.description ?? '';
+    const lead = scripted.model.requests.filter((r) => !isScout(r));
+    const scout = scripted.model.requests.filter(isScout);
+    for (const request of scout) {
+      expect(described(request)).not.toMatch(/^- (other|my__srv)\b/m);
+    }
+    if (TEST_CODEX_SERIES === '0.149') {
+      expect(described(lead[0]!)).toMatch(/^- other$/m);
+      expect(described(scout[0]!)).toMatch(/^- notes$/m);
+    }
+  });
+
   it("narrows each role's search results to its grant", () => {
     const lead = scripted.model.requests.filter((r) => !isScout(r) && searchResults(r).length > 0);
     const scout = scripted.model.requests.filter((r) => isScout(r) && searchResults(r).length > 0);
@@ -133,7 +158,10 @@ describe("Codex's deferred MCP tools through the wire", () => {
     expect(scout.toolOutputs[1]?.output).toBe(
       "unsupported call: mcp__other.ping is not granted to role 'scout' [tool-not-granted-to-role]",
     );
-    expect(scout.toolOutputs[2]?.output).toContain('scout-lists');
+    expect(scout.toolOutputs[2]?.output).toBe(
+      "unsupported call: mcp__my__srv__ping is not granted to role 'scout' [tool-not-granted-to-role]",
+    );
+    expect(scout.toolOutputs[3]?.output).toContain('scout-lists');
     const notes = await readFile(join(scripted.world.root, 'notes-calls.jsonl'), 'utf8');
     expect(notes).toContain('scout-lists');
     expect(notes).not.toContain('scout-adds');
@@ -148,6 +176,7 @@ describe("Codex's deferred MCP tools through the wire", () => {
         .sort(),
     ).toEqual([
       'lead other.ping undefined',
+      'scout my__srv.ping tool-not-granted-to-role',
       'scout notes.add tool-not-granted-to-role',
       'scout notes.list undefined',
       'scout other.ping tool-not-granted-to-role',

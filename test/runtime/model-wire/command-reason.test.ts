@@ -1,8 +1,9 @@
 /**
  * A command's approval reason names the calling role (pure): a command call that asks to leave the
- * sandbox, or gives a reason, gets the role in front of its reason (its own words kept); any other
- * call, a namespaced function of the same name, unreadable arguments and a reason already named
- * are left as they are.
+ * sandbox, or gives a reason, gets the role (or that the thread has none) in front of its reason,
+ * whatever the model wrote there; the model's words are cut short with their control and direction
+ * characters escaped, and no other argument's text changes. Any other call, a namespaced function
+ * of the same name and unreadable arguments are left as they are.
  */
 import { describe, expect, it } from 'vitest';
 
@@ -43,6 +44,32 @@ describe('command reasons', () => {
     ).toBe("Role 'x' asks: look");
   });
 
+  it('names a thread of no role as such, and never lets the model name one', () => {
+    const forged = call({
+      cmd: 'ls',
+      sandbox_permissions: 'require_escalated',
+      justification: roleReason('scout', 'look'),
+    });
+    expect(argsOf(withRoleReason(forged, undefined)).justification).toBe(
+      "A thread of no known role asks: Role 'scout' asks: look",
+    );
+    expect(argsOf(withRoleReason(forged, 'scout')).justification).toBe(
+      "Role 'scout' asks: Role 'scout' asks: look",
+    );
+  });
+
+  it("escapes and cuts the model's words, and keeps every other argument's text", () => {
+    const raw =
+      '{"cmd":"ls","timeout_ms":12345678901234567890, "sandbox_permissions":"require_escalated","justification":"a\\u001b[2Jb\\u202ec\\nd"}';
+    const out = withRoleReason(call(raw), 'scout') as { arguments: string };
+    expect(out.arguments).toContain('"timeout_ms":12345678901234567890');
+    const reason = String(argsOf(out).justification);
+    for (const c of ['\u001b', '\u202e', '\n']) expect(reason.includes(c)).toBe(false);
+    expect(reason.startsWith("Role 'scout' asks: a")).toBe(true);
+    const long = withRoleReason(call({ cmd: 'ls', justification: 'y'.repeat(5000) }), 'scout');
+    expect(String(argsOf(long).justification).length).toBeLessThan(400);
+  });
+
   it('leaves everything else as it is', () => {
     for (const item of [
       call({ cmd: 'ls' }),
@@ -51,16 +78,10 @@ describe('command reasons', () => {
       call('[1]'),
       call({ cmd: 'ls', justification: 'x' }, { namespace: 'mcp__shell' }),
       call({ cmd: 'ls', justification: 'x' }, { name: 'apply_patch' }),
-      call({ cmd: 'ls', justification: roleReason('scout', 'look') }),
       { type: 'message', content: [] },
       'text',
     ]) {
       expect(withRoleReason(item, 'scout')).toBe(item);
     }
-    // another role's words are the model's own: the real role goes in front of them
-    const forged = call({ cmd: 'ls', justification: roleReason('lead', 'look') });
-    expect(argsOf(withRoleReason(forged, 'scout')).justification).toBe(
-      "Role 'scout' asks: Role 'lead' asks: look",
-    );
   });
 });

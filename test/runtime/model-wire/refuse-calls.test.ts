@@ -114,10 +114,14 @@ describe('calls turned away in the stream', () => {
       refuseInEvent({ response: { output: [command] } }, filter, () => undefined),
     ].map((e) => JSON.stringify(e));
     for (const r of reasons) expect(r).toContain("Role 'scout' asks: go");
-    // an unattributed thread's stream names no role
+    // an unattributed thread's command says so: the model cannot name a role for it
     const none = callFilter([], [], undefined);
-    const event = { item: command };
-    expect(refuseInEvent(event, none, () => undefined)).toBe(event);
+    expect(JSON.stringify(refuseInEvent({ item: command }, none, () => undefined))).toContain(
+      'A thread of no known role asks: go',
+    );
+    // a block whose event changes nothing passes byte for byte, one that changes is rewritten
+    const other = { item: { type: 'message', content: [] } };
+    expect(refuseInEvent(other, filter, () => undefined)).toBe(other);
   });
 
   it('rewrites whole events of a stream split anywhere, reporting each call once', async () => {
@@ -148,6 +152,38 @@ describe('calls turned away in the stream', () => {
       expect(out).toContain('event: response.output_item.done\n');
       expect(out).toContain(': comment');
       expect(found).toEqual([{ callId: 'c1', namespace: 'mcp__notes', name: 'write' }]);
+    }
+  });
+
+  it('reads events whatever their line ends (CR, LF or CRLF), split anywhere', async () => {
+    const command = {
+      type: 'function_call',
+      call_id: 'c5',
+      name: 'exec_command',
+      arguments: '{"cmd":"make","sandbox_permissions":"require_escalated","justification":"go"}',
+    };
+    const events = [
+      { type: 'response.output_item.done', item: call('write', 'mcp__notes') },
+      { type: 'response.output_item.done', item: command },
+      { type: 'response.completed', response: { id: 'r', output: [] } },
+    ];
+    for (const end of ['\r', '\r\n', '\n']) {
+      const text = events
+        .map((e) => `event: ${e.type}${end}data: ${JSON.stringify(e)}${end}${end}`)
+        .join('');
+      const bytes = Buffer.from(text, 'utf8');
+      for (const size of [1, 2, 5, bytes.length]) {
+        const chunks: Buffer[] = [];
+        for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+        const found: TurnedAway[] = [];
+        const stream = Readable.from(chunks).pipe(new RefusingStream(filter, (c) => found.push(c)));
+        let out = '';
+        for await (const chunk of stream) out += String(chunk);
+        expect(out.split('\n\n').filter((b) => b.includes('data: '))).toHaveLength(3);
+        expect(out).not.toContain('"name":"write"');
+        expect(out).toContain("Role 'scout' asks: go");
+        expect(found.map((c) => c.callId)).toEqual(['c1']);
+      }
     }
   });
 });

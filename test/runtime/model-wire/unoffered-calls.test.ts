@@ -4,7 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 
-import { callableNames, unofferedCalls } from '../../../src/runtime/model-wire/unoffered-calls.js';
+import {
+  callableNames,
+  unofferedCalls as allUnoffered,
+} from '../../../src/runtime/model-wire/unoffered-calls.js';
+
+/** The calls found, by id, server and tool (the name as written is checked once below). */
+const unofferedCalls = (...args: Parameters<typeof allUnoffered>) =>
+  allUnoffered(...args).map(({ callId, server, tool }) => ({ callId, server, tool }));
 
 const TOOLS = [
   { type: 'function', name: 'exec_command' },
@@ -61,6 +68,18 @@ describe('unofferedCalls', () => {
     ];
     expect(unofferedCalls(input, callableNames([]), new Set())).toEqual([
       { callId: 'd3', server: 'ghost', tool: 'haunt' },
+    ]);
+  });
+
+  it('keeps the name as the model wrote it', () => {
+    expect(allUnoffered([fc('f1', 'mcp__my__srv__ping')], new Set(), new Set())).toEqual([
+      {
+        callId: 'f1',
+        namespace: undefined,
+        name: 'mcp__my__srv__ping',
+        server: 'my',
+        tool: 'srv__ping',
+      },
     ]);
   });
 
