@@ -15,6 +15,7 @@ import { diagnostic, type Diagnostic } from '../../foundation/diagnostics/diagno
 import { meshLaunchFor } from '../../runtime/mesh/mesh-command.js';
 import type { Environment } from '../../foundation/paths/directories.js';
 import { unprotectedChannels } from '../../config/profile/channel-notes.js';
+import type { PlanSource } from '../../config/profile/resolve-plan.js';
 import type { ResolvedPlan } from '../../config/profile/types.js';
 import type { CredentialSource } from '../../config/registry/credentials-types.js';
 import type { Snapshot, StoredSnapshot } from '../../config/snapshot/types.js';
@@ -86,6 +87,8 @@ export interface PrepareSessionInput {
   /** Its start time (`/proc/<pid>/stat`), recorded so a reused pid is never taken for it. */
   readonly pidStart?: string;
   readonly now: Date;
+  /** The pack file and its key positions, for warnings about its settings (when known). */
+  readonly packSource?: PlanSource;
 }
 
 export interface SessionPlan {
@@ -197,7 +200,7 @@ export function prepareSession(input: PrepareSessionInput): SessionPlan {
       );
     }
   }
-  diagnostics.push(...unprotectedChannels(stored.snapshot.profile, plan));
+  diagnostics.push(...unprotectedChannels(stored.snapshot.profile, plan, input.packSource));
   const rendered = renderProcess(stored.snapshot, plan, rootRole, {
     home: input.home,
     mesh: meshLaunchFor(input.cli, input.sessionDir, rootRole),

@@ -24,6 +24,7 @@ import {
 import { loadCredentials } from '../../config/registry/credentials.js';
 import { compileOrReuse } from './compile-memo.js';
 import { chooseSocketPath, type LaunchContext } from './launch.js';
+import { packSource, warnsOnPack } from './pack-source.js';
 import { prepareSession, type SessionMode, type SessionPlan } from './prepare-session.js';
 import { processStartTime } from '../../foundation/process/session-marker.js';
 import { containmentDiagnostics } from '../../runtime/session/containment-check.js';
@@ -227,7 +228,13 @@ export async function startSession(request: StartSessionRequest): Promise<StartS
           writable: await sandboxWritable(permissions, boundary.cwd, request.env.TMPDIR),
         });
   const pidStart = processStartTime(request.pid);
+  // a warning about the pack's own settings names its file and line, as `profile doctor` does
+  const source =
+    request.resume === undefined && warnsOnPack(compiled.stored.snapshot.profile, resolved)
+      ? await packSource(request.profile, request.dirs.dataDir, request.cwd)
+      : undefined;
   const plan = prepareSession({
+    ...(source !== undefined ? { packSource: source } : {}),
     mode: request.mode,
     stored: compiled.stored,
     plan: compiled.plan,

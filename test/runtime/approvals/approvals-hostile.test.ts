@@ -301,7 +301,7 @@ describe('a hostile shell with network access against the control channels', () 
     expect(existsSync(join(dir, 'approvals.key'))).toBe(false);
   }, 240_000);
 
-  it('doctor and exec say, naming the role, that a full-access role leaves the channels unprotected', async () => {
+  it('doctor and exec say, naming the role and the line, that a full-access role leaves the channels unprotected', async () => {
     const open = await makeWorld({
       registry: echoServer('guarded', { tools: 'write!', approval: 'prompt' }),
       profile: PROFILE.replace('permissions = "workspace-write"', 'permissions = "full-access"'),
@@ -317,6 +317,14 @@ describe('a hostile shell with network access against the control channels', () 
     expect(exec.code, exec.stderr).toBe(0);
     expect(exec.stdout).toContain('PLAIN-DONE');
     expect(exec.stderr).toMatch(/approval-channel-unprotected.*role `lead`/);
+    // at the pack's line, as doctor gives it
+    const at =
+      /(\S+profile\.toml):(\d+):\d+: warning\[approval-channel-unprotected\] agents\.lead\.permissions/.exec(
+        exec.stderr,
+      );
+    expect(at?.[1], exec.stderr).toBe(join(open.packDir, 'profile.toml'));
+    const packLines = (await readFile(join(open.packDir, 'profile.toml'), 'utf8')).split('\n');
+    expect(packLines[Number(at?.[2]) - 1]).toContain('permissions = "full-access"');
     // the sandboxed profile gets no such warning
     const sandboxed = await runInWorld(world, ['profile', 'doctor', world.packDir, '--json']);
     expect(sandboxed.stdout).not.toContain('approval-channel-unprotected');
