@@ -170,20 +170,21 @@ default_tools_approval_mode = "prompt"`,
   it('times out a server that never answers, killing its whole group even if it ignores SIGTERM', async () => {
     const ws = await workspace();
     const pidFile = ws.path('pids.json');
-    await ws.fixtureServer(hangingServer(pidFile), `startup_timeout_sec = 1\n${ALPHA_PROMPT}`);
+    // 3 s: long enough for the server to start (and write its pids) on a loaded machine
+    await ws.fixtureServer(hangingServer(pidFile), `startup_timeout_sec = 3\n${ALPHA_PROMPT}`);
     const started = Date.now();
     const result = await probe(ws, 'fx', launchEnv(ws));
     const elapsed = Date.now() - started;
     expect(result.code).toBe(1);
     const out = result.json<ProbeJson>();
     const failure = out.diagnostics.find((d) => d.code === 'probe-timeout');
-    expect(failure?.message).toContain('startup_timeout_sec = 1');
+    expect(failure?.message).toContain('startup_timeout_sec = 3');
     expect(failure).toMatchObject({ line: 3, path: 'tool_mcp_servers.fx' });
-    expect(elapsed).toBeLessThan(8000);
+    expect(elapsed).toBeLessThan(10_000);
     const pids = JSON.parse(await readFile(pidFile, 'utf8')) as { pid: number; grandchild: number };
     expect(await processGone(pids.pid)).toBe(true);
     expect(await processGone(pids.grandchild)).toBe(true);
-  });
+  }, 30_000);
 
   it('reports a server that speaks garbage on stdout as a protocol error', async () => {
     const ws = await workspace();
