@@ -264,7 +264,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   const raw = Buffer.concat(chunks);
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding === 'identity' || encoding === '') return raw;
-  const decode = decoders[encoding];
+  const decode = Object.hasOwn(decoders, encoding) ? decoders[encoding] : undefined;
   if (decode === undefined) throw new Error(`unsupported content-encoding ${encoding}`);
   return decode(raw);
 }

@@ -420,7 +420,7 @@ export class ModelWire {
     const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
     let body: Record<string, unknown>;
     try {
-      const decode = decoders[encoding];
+      const decode = Object.hasOwn(decoders, encoding) ? decoders[encoding] : undefined;
       if (encoding !== 'identity' && decode === undefined) {
         throw new Error(`a ${encoding}-compressed request cannot be read`);
       }
@@ -651,7 +651,9 @@ export class ModelWire {
         refusing !== undefined &&
         (answer.headers['content-type'] ?? '').toLowerCase().includes('text/event-stream');
       const encoding = (answer.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
-      const decode = STREAM_DECODERS[encoding];
+      const decode = Object.hasOwn(STREAM_DECODERS, encoding)
+        ? STREAM_DECODERS[encoding]
+        : undefined;
       if (stream && encoding !== 'identity' && decode === undefined) {
         // an answer the wire cannot read is not passed on unread
         answer.resume();

@@ -114,9 +114,36 @@ describe('compressed answers through the model wire', () => {
   });
 
   it('refuses an answer in an encoding it cannot read', async () => {
-    const answer = await respond('compress');
-    expect(answer.status).toBe(502);
-    expect(answer.body).toContain("the provider's answer is compress-encoded");
-    expect(answer.body).not.toContain('exec_command');
+    // `constructor` is a name every plain object answers to: no decoder is taken from there
+    for (const encoding of ['compress', 'constructor']) {
+      const answer = await respond(encoding);
+      expect(answer.status).toBe(502);
+      expect(answer.body).toContain(`the provider's answer is ${encoding}-encoded`);
+      expect(answer.body).not.toContain('exec_command');
+    }
+  });
+
+  it('refuses a request in an encoding it cannot read', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${url}/responses`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'content-encoding': 'constructor',
+          [WIRE_TOKEN_HEADER]: token,
+        },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('a constructor-compressed request cannot be read');
   });
 });
