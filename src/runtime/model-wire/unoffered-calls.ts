@@ -69,26 +69,35 @@ export function additionalTools(input: unknown): unknown[] {
 }
 
 /**
- * Codex's own answer to a call of a function it does not have, on both supported versions (a
- * plain string output).
+ * Codex's own answers to a call of a function, or a free-form tool, it does not have, on both
+ * supported versions (a plain string output).
  */
 export const CODEX_UNSUPPORTED = 'unsupported call: ';
+export const CODEX_UNSUPPORTED_CUSTOM = 'unsupported custom tool call: ';
+
+const CALLS = new Set(['function_call', 'custom_tool_call']);
+const OUTPUTS = new Set(['function_call_output', 'custom_tool_call_output']);
 
 /** The call ids of `input` whose output shows Codex ran the call (not its own refusal). */
 function ranCalls(input: readonly unknown[]): Set<string> {
   const ran = new Set<string>();
   for (const item of input) {
-    if (!isRecord(item) || item.type !== 'function_call_output') continue;
+    if (!isRecord(item) || typeof item.type !== 'string' || !OUTPUTS.has(item.type)) continue;
     if (typeof item.call_id !== 'string') continue;
     const output = item.output;
-    if (typeof output === 'string' && output.startsWith(CODEX_UNSUPPORTED)) continue;
+    if (
+      typeof output === 'string' &&
+      (output.startsWith(CODEX_UNSUPPORTED) || output.startsWith(CODEX_UNSUPPORTED_CUSTOM))
+    ) {
+      continue;
+    }
     ran.add(item.call_id);
   }
   return ran;
 }
 
 /**
- * The `function_call` items of `input` not among `names`, except those in `seen` (added to it)
+ * The `function_call` and `custom_tool_call` items of `input` not among `names`, except those in `seen` (added to it)
  * and those Codex ran all the same: a model whose MCP tools (and agent functions) Codex defers
  * behind `tool_search` may call one that no request listed, and Codex runs it.
  */
@@ -101,7 +110,8 @@ export function unofferedCalls(
   if (!Array.isArray(input)) return out;
   const ran = ranCalls(input);
   for (const item of input) {
-    if (!isRecord(item) || item.type !== 'function_call' || typeof item.name !== 'string') continue;
+    if (!isRecord(item) || typeof item.type !== 'string' || !CALLS.has(item.type)) continue;
+    if (typeof item.name !== 'string') continue;
     const callId = typeof item.call_id === 'string' ? item.call_id : '';
     if (callId === '' || seen.has(callId)) continue;
     seen.add(callId);

@@ -71,6 +71,30 @@ describe('unofferedCalls', () => {
     ]);
   });
 
+  it('finds a free-form call Codex did not have, and leaves out one it ran', () => {
+    const custom = (call_id: string, name: string) => ({
+      type: 'custom_tool_call',
+      call_id,
+      name,
+      input: 'x',
+    });
+    const out = (call_id: string, output: string) => ({
+      type: 'custom_tool_call_output',
+      call_id,
+      output,
+    });
+    const input = [
+      custom('k1', 'nonexistent'),
+      out('k1', 'unsupported custom tool call: nonexistent'),
+      // code mode's `exec`, listed in a namespace: it ran
+      custom('k2', 'exec'),
+      out('k2', 'Script completed'),
+    ];
+    expect(unofferedCalls(input, callableNames([]), new Set())).toEqual([
+      { callId: 'k1', server: 'codex', tool: 'nonexistent' },
+    ]);
+  });
+
   it('keeps the name as the model wrote it', () => {
     expect(allUnoffered([fc('f1', 'mcp__my__srv__ping')], new Set(), new Set())).toEqual([
       {
