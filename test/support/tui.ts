@@ -102,3 +102,28 @@ export function folderTrustAnswerer(tui: Tui, started: () => boolean, everyMs = 
 export function compact(text: string): string {
   return text.replace(/\s+/g, '');
 }
+
+/**
+ * Types `key` until `done` holds, again every 4 s: a key typed while the TUI still draws can be
+ * lost, and the keys these tests type choose the same answer however often they are typed. Fails
+ * after `ms` with the end of the screen.
+ */
+export async function typeUntil(
+  tui: Tui,
+  key: string,
+  done: () => boolean | Promise<boolean>,
+  ms = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + ms;
+  let typedAt = 0;
+  while (!(await done())) {
+    if (Date.now() > deadline) {
+      throw new Error(`not done in ${String(ms)} ms; the screen:\n${tui.text().slice(-4000)}`);
+    }
+    if (Date.now() - typedAt > 4000) {
+      typedAt = Date.now();
+      tui.type(key);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

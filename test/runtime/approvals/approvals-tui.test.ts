@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { readCalls } from '../../../src/runtime/gateway/call-log.js';
-import { folderTrustAnswerer, KEYS, startTui, type Tui } from '../../support/tui.js';
+import { folderTrustAnswerer, KEYS, startTui, typeUntil, type Tui } from '../../support/tui.js';
 import { useScriptedModel } from '../../support/scripted-model-fixture.js';
 import {
   CLI,
@@ -247,16 +247,12 @@ async function waitForScreen(run: Run, marker: string): Promise<void> {
  * number chooses the same answer however often it is typed.
  */
 async function answerInTui(run: Run, key: string): Promise<void> {
-  let typedAt = 0;
-  await waitFor(async () => {
-    if (answers(await approvalRecords(run.world, run.id)).length > 0) return true;
-    if (Date.now() - typedAt > 4000) {
-      typedAt = Date.now();
-      run.tui.type(key);
-    }
-    return false;
-  }, 60_000).catch((error: unknown) => {
-    throw new Error(`no answer: ${String(error)}; the screen:\n${run.tui.text().slice(-4000)}`);
+  await typeUntil(
+    run.tui,
+    key,
+    async () => answers(await approvalRecords(run.world, run.id)).length > 0,
+  ).catch((error: unknown) => {
+    throw new Error(`no answer: ${String(error)}`);
   });
 }
 

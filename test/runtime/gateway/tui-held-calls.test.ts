@@ -17,7 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { guardedCalls, guardedRegistry, scoutScript, startRun } from '../../support/guarded-tui.js';
 import { sessionCalls } from '../../support/session-calls.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { compact, folderTrustAnswerer, type Tui } from '../../support/tui.js';
+import { compact, folderTrustAnswerer, typeUntil, type Tui } from '../../support/tui.js';
 import { profileToml, runInWorld, waitFor } from '../../support/world.js';
 
 const script = scoutScript(200_000, (request) => [
@@ -71,17 +71,7 @@ describe("the interactive root's calls, asked about by the gateway", () => {
       });
 
       // Allow at the TUI (typed again until it takes: a key during drawing can be lost)
-      let typedAt = 0;
-      await waitFor(async () => {
-        if ((await guardedCalls(w.root)).includes('scout-writes')) return true;
-        if (Date.now() - typedAt > 4000) {
-          typedAt = Date.now();
-          tui.type('1');
-        }
-        return false;
-      }, 60_000).catch((error: unknown) => {
-        throw screen(error);
-      });
+      await typeUntil(tui, '1', async () => (await guardedCalls(w.root)).includes('scout-writes'));
 
       // the lead's own call: named as the lead's, denied from another terminal with a reason
       await waitFor(() => prompted(tui, 'a2', 'lead'), 120_000).catch((error: unknown) => {
@@ -98,17 +88,9 @@ describe("the interactive root's calls, asked about by the gateway", () => {
       expect(denied.code, denied.stderr).toBe(0);
       // Codex's TUI keeps a prompt the gateway withdrew until a key closes it (Deny here: the
       // request is answered already, so the late answer changes nothing)
-      typedAt = 0;
-      await waitFor(() => {
-        if (scripted.model.requests.some((r) => r.toolOutputs.length === 3)) return true;
-        if (Date.now() - typedAt > 4000) {
-          typedAt = Date.now();
-          tui.type('2');
-        }
-        return false;
-      }, 60_000).catch((error: unknown) => {
-        throw screen(error);
-      });
+      await typeUntil(tui, '2', () =>
+        scripted.model.requests.some((r) => r.toolOutputs.length === 3),
+      );
       const lead = scripted.model.requests.filter((r) => r.toolOutputs.length === 3).at(-1);
       expect(lead?.toolOutputs.at(-1)?.output).toContain('(reason: not in this change)');
       expect(lead?.toolOutputs.at(-1)?.output).toContain('[approval-denied]');

@@ -35,6 +35,26 @@ const call = (name: string, namespace?: string, id = 'c1'): Record<string, unkno
   arguments: '{"text":"héllo"}',
 });
 
+/** A command call asking to leave the sandbox, with its reason `go`. */
+const command = (id: string): Record<string, unknown> => ({
+  type: 'function_call',
+  call_id: id,
+  name: 'exec_command',
+  arguments: '{"cmd":"make","sandbox_permissions":"require_escalated","justification":"go"}',
+});
+
+/** `text` through a RefusingStream in chunks of `size` bytes: what came out, and what it refused. */
+async function streamed(text: string, size: number): Promise<{ out: string; found: TurnedAway[] }> {
+  const bytes = Buffer.from(text, 'utf8');
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
+  const found: TurnedAway[] = [];
+  const stream = Readable.from(chunks).pipe(new RefusingStream(filter, (c) => found.push(c)));
+  let out = '';
+  for await (const chunk of stream) out += String(chunk);
+  return { out, found };
+}
+
 describe('calls turned away in the stream', () => {
   it('renames a call outside the thread and leaves the others', () => {
     const found: TurnedAway[] = [];
@@ -103,20 +123,14 @@ describe('calls turned away in the stream', () => {
   });
 
   it("names the role in a command's approval reason, in the item and the completed output", () => {
-    const command = {
-      type: 'function_call',
-      call_id: 'c9',
-      name: 'exec_command',
-      arguments: '{"cmd":"make","sandbox_permissions":"require_escalated","justification":"go"}',
-    };
     const reasons = [
-      refuseInEvent({ item: command }, filter, () => undefined),
-      refuseInEvent({ response: { output: [command] } }, filter, () => undefined),
+      refuseInEvent({ item: command('c9') }, filter, () => undefined),
+      refuseInEvent({ response: { output: [command('c9')] } }, filter, () => undefined),
     ].map((e) => JSON.stringify(e));
     for (const r of reasons) expect(r).toContain("Role 'scout' asks: go");
     // an unattributed thread's command says so: the model cannot name a role for it
     const none = callFilter([], [], undefined);
-    expect(JSON.stringify(refuseInEvent({ item: command }, none, () => undefined))).toContain(
+    expect(JSON.stringify(refuseInEvent({ item: command('c9') }, none, () => undefined))).toContain(
       'A thread of no known role asks: go',
     );
     // a block whose event changes nothing passes byte for byte, one that changes is rewritten
@@ -133,14 +147,8 @@ describe('calls turned away in the stream', () => {
       { type: 'response.completed', response: { id: 'r', output: [call('write', 'mcp__notes')] } },
     ];
     const text = `${events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('')}: comment\n\n`;
-    const bytes = Buffer.from(text, 'utf8');
-    for (const size of [1, 3, 7, 64, bytes.length]) {
-      const chunks: Buffer[] = [];
-      for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
-      const found: TurnedAway[] = [];
-      const stream = Readable.from(chunks).pipe(new RefusingStream(filter, (c) => found.push(c)));
-      let out = '';
-      for await (const chunk of stream) out += String(chunk);
+    for (const size of [1, 3, 7, 64, Buffer.byteLength(text)]) {
+      const { out, found } = await streamed(text, size);
       const data = out
         .split('\n\n')
         .filter((b) => b.includes('data: '))
@@ -156,29 +164,17 @@ describe('calls turned away in the stream', () => {
   });
 
   it('reads events whatever their line ends (CR, LF or CRLF), split anywhere', async () => {
-    const command = {
-      type: 'function_call',
-      call_id: 'c5',
-      name: 'exec_command',
-      arguments: '{"cmd":"make","sandbox_permissions":"require_escalated","justification":"go"}',
-    };
     const events = [
       { type: 'response.output_item.done', item: call('write', 'mcp__notes') },
-      { type: 'response.output_item.done', item: command },
+      { type: 'response.output_item.done', item: command('c5') },
       { type: 'response.completed', response: { id: 'r', output: [] } },
     ];
     for (const end of ['\r', '\r\n', '\n']) {
       const text = events
         .map((e) => `event: ${e.type}${end}data: ${JSON.stringify(e)}${end}${end}`)
         .join('');
-      const bytes = Buffer.from(text, 'utf8');
-      for (const size of [1, 2, 5, bytes.length]) {
-        const chunks: Buffer[] = [];
-        for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size));
-        const found: TurnedAway[] = [];
-        const stream = Readable.from(chunks).pipe(new RefusingStream(filter, (c) => found.push(c)));
-        let out = '';
-        for await (const chunk of stream) out += String(chunk);
+      for (const size of [1, 2, 5, Buffer.byteLength(text)]) {
+        const { out, found } = await streamed(text, size);
         expect(out.split('\n\n').filter((b) => b.includes('data: '))).toHaveLength(3);
         expect(out).not.toContain('"name":"write"');
         expect(out).toContain("Role 'scout' asks: go");

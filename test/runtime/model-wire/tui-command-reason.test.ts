@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelRequest, ScriptedItem } from '../../../src/runtime/codex/scripted-model.js';
 import { guardedRegistry, isScout, startRun } from '../../support/guarded-tui.js';
 import { useScriptedSession } from '../../support/scripted-session.js';
-import { compact, folderTrustAnswerer } from '../../support/tui.js';
+import { compact, folderTrustAnswerer, typeUntil } from '../../support/tui.js';
 import { functionCall } from '../../support/scripted-model-fixture.js';
 import { profileToml, runInWorld, waitFor } from '../../support/world.js';
 
@@ -90,17 +90,9 @@ describe("Codex's question about a native role's command in the TUI", () => {
       );
       // declined (Esc: "No, and tell Codex what to do differently", which interrupts the turn)
       const shown = compact(tui.text()).length;
-      let typedAt = 0;
-      await waitFor(() => {
-        if (compact(tui.text()).slice(shown).includes('Conversationinterrupted')) return true;
-        if (Date.now() - typedAt > 4000) {
-          typedAt = Date.now();
-          tui.type('\u001b');
-        }
-        return false;
-      }, 60_000).catch((error: unknown) => {
-        throw new Error(`${String(error)}; the screen:\n${tui.text().slice(-4000)}`);
-      });
+      await typeUntil(tui, '\u001b', () =>
+        compact(tui.text()).slice(shown).includes('Conversationinterrupted'),
+      );
       await expect(stat(join(w.workDir, MARK))).rejects.toThrow();
       const id = /codex-mmo: session (\S+)/.exec(tui.text())?.[1] ?? '';
       const stopped = await runInWorld(w, ['session', 'stop', id]);
