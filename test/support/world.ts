@@ -465,3 +465,13 @@ export function runningEchoServers(marker: string): number {
   }
   return count;
 }
+
+/**
+ * Names `model` in the world's codex-base.toml: a catalog model whose request shape differs from
+ * the scripted model's (code mode, deferred tools), still answered by the scripted provider.
+ */
+export async function useCatalogModel(world: World, model: string): Promise<void> {
+  const base = join(world.configDir, 'codex-base.toml');
+  const text = await readFile(base, 'utf8');
+  await writeFile(base, text.replace(/^model = .*$/m, `model = ${JSON.stringify(model)}`));
+}

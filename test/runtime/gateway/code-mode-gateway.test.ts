@@ -8,7 +8,7 @@
  * the server, and is recorded as the scout's; the functions code mode offers directly (spawning,
  * waiting) are not recorded as refused.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,7 @@ import {
   onlySession,
   profileToml,
   runInWorld,
+  useCatalogModel,
   type CliRun,
 } from '../../support/world.js';
 
@@ -84,11 +85,7 @@ const scripted = useScriptedSession(
 let result: CliRun;
 
 beforeAll(async () => {
-  const base = join(scripted.world.configDir, 'codex-base.toml');
-  await writeFile(
-    base,
-    (await readFile(base, 'utf8')).replace(/^model = .*$/m, 'model = "gpt-5.6-sol"'),
-  );
+  await useCatalogModel(scripted.world, 'gpt-5.6-sol');
   result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'GO']);
 }, 240_000);
 

@@ -7,7 +7,7 @@
  * runs, nobody is asked), while the lead's
  * call of a deferred tool it never searched for runs and is not recorded as refused.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,7 @@ import {
   onlySession,
   profileToml,
   runInWorld,
+  useCatalogModel,
   type CliRun,
 } from '../../support/world.js';
 
@@ -102,11 +103,7 @@ const scripted = useScriptedSession(
 let result: CliRun;
 
 beforeAll(async () => {
-  const base = join(scripted.world.configDir, 'codex-base.toml');
-  await writeFile(
-    base,
-    (await readFile(base, 'utf8')).replace(/^model = .*$/m, 'model = "gpt-5.5"'),
-  );
+  await useCatalogModel(scripted.world, 'gpt-5.5');
   result = await runInWorld(scripted.world, ['exec', scripted.world.packDir, 'GO']);
 }, 240_000);
 
